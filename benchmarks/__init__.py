@@ -1,0 +1,1 @@
+"""Reproducible performance measurements; ``python -m benchmarks`` runs them all."""

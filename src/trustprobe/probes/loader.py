@@ -1,0 +1,104 @@
+"""Load probes from JSONL or YAML files, with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from trustprobe.errors import InputError
+from trustprobe.formats import read_jsonl, validation_error_to_input_error
+from trustprobe.probes.models import Probe
+
+BUILTIN = "builtin"
+"""Name that selects the built-in catalog wherever a probe file is expected."""
+
+
+def _yaml_items(path: Path) -> list[tuple[int | None, Any]]:
+    """Parse a YAML list of probes, keeping each item's line number."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("file is not valid UTF-8", path=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path, line=line)
+    if data is None:
+        return []
+    if isinstance(data, dict) and "probes" in data:
+        data = data["probes"]
+        node = next(v for k, v in node.value if k.value == "probes")  # type: ignore[union-attr]
+    if not isinstance(data, list):
+        raise InputError("expected a list of probes (or a mapping with a 'probes' list)", path=path)
+    lines = [item.start_mark.line + 1 for item in node.value]  # type: ignore[union-attr]
+    return list(zip(lines, data, strict=True))
+
+
+def _items(path: Path) -> Iterable[tuple[int | None, Any]]:
+    if path.suffix.lower() in {".yaml", ".yml"}:
+        return _yaml_items(path)
+    return ((line.line, line.data) for line in read_jsonl(path))
+
+
+def load_probe_file(path: str | Path) -> list[Probe]:
+    """Load and validate one probe file (``.jsonl``, ``.yaml`` or ``.yml``)."""
+    source = Path(path)
+    probes: list[Probe] = []
+    for line, item in _items(source):
+        if not isinstance(item, dict):
+            raise InputError("each probe must be an object", path=source, line=line)
+        try:
+            probes.append(Probe.model_validate(item))
+        except ValidationError as exc:
+            raise validation_error_to_input_error(exc, path=source, line=line) from exc
+    return probes
+
+
+def _catalog_files() -> list[Path]:
+    root = resources.files("trustprobe.probes") / "catalog"
+    return sorted(Path(str(entry)) for entry in root.iterdir() if entry.name.endswith(".jsonl"))
+
+
+def load_probes(sources: Sequence[str | Path]) -> list[Probe]:
+    """Load probes from files (or ``builtin``), rejecting duplicate ids across all of them."""
+    probes: list[Probe] = []
+    seen: dict[str, str] = {}
+    for source in sources:
+        files = _catalog_files() if str(source) == BUILTIN else [Path(source)]
+        for path in files:
+            for probe in load_probe_file(path):
+                if probe.id in seen:
+                    raise InputError(
+                        f"duplicate probe id '{probe.id}' (first defined in {seen[probe.id]})",
+                        path=path,
+                        field="id",
+                    )
+                seen[probe.id] = str(path)
+                probes.append(probe)
+    return probes
+
+
+def builtin_probes() -> list[Probe]:
+    """The built-in catalog."""
+    return load_probes([BUILTIN])
+
+
+def probe_set_hash(probes: Iterable[Probe]) -> str:
+    """SHA-256 over the canonical JSON of the probes, in id order (for report provenance)."""
+    digest = hashlib.sha256()
+    for probe in sorted(probes, key=lambda p: p.id):
+        digest.update(json.dumps(probe.model_dump(mode="json"), sort_keys=True).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,39 @@
+"""A recorded agent response (or the harness error that stood in for one)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Response(BaseModel):
+    """One line of ``responses.jsonl`` (see docs/formats.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    probe_id: str = Field(min_length=1)
+    """Id of the probe this answers."""
+    response: str | None = None
+    """The agent's text; ``None`` only when ``error`` is set."""
+    sample: int = Field(default=0, ge=0)
+    """Repeat index when each probe is sent several times."""
+    latency_ms: float | None = Field(default=None, ge=0)
+    """Wall time from request to full answer."""
+    input_tokens: int | None = Field(default=None, ge=0)
+    """Prompt tokens, when the target reports usage."""
+    output_tokens: int | None = Field(default=None, ge=0)
+    """Completion tokens, when the target reports usage."""
+    error: str | None = None
+    """Harness error class (``timeout``, ``http_503``, ``connection``...): not an agent failure."""
+    error_detail: str | None = None
+    """Human-readable detail of the harness error."""
+
+    @model_validator(mode="after")
+    def _response_or_error(self) -> Response:
+        if self.response is None and self.error is None:
+            raise ValueError("either 'response' or 'error' must be set")
+        return self
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Identity of the case this record answers: (probe id, sample)."""
+        return (self.probe_id, self.sample)
