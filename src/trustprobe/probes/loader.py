@@ -34,7 +34,8 @@ def _yaml_items(path: Path) -> list[tuple[int | None, Any]]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path, line=line)
+        problem = getattr(exc, "problem", exc)
+        raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
     if data is None:
         return []
     if isinstance(data, dict) and "probes" in data:

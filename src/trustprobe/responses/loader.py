@@ -49,5 +49,9 @@ def check_known_probes(responses: Sequence[Response], probe_ids: set[str]) -> No
     """Raise :class:`InputError` listing response probe ids that no loaded probe has."""
     unknown = sorted({r.probe_id for r in responses} - probe_ids)
     if unknown:
-        shown = ", ".join(unknown[:20]) + (f" (+{len(unknown) - 20} more)" if len(unknown) > 20 else "")
-        raise InputError(f"responses name {len(unknown)} unknown probe id(s): {shown}", field="probe_id")
+        shown = ", ".join(unknown[:20]) + (
+            f" (+{len(unknown) - 20} more)" if len(unknown) > 20 else ""
+        )
+        raise InputError(
+            f"responses name {len(unknown)} unknown probe id(s): {shown}", field="probe_id"
+        )

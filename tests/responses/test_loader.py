@@ -1,0 +1,72 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from trustprobe.errors import InputError
+from trustprobe.responses import check_known_probes, load_responses
+
+
+def test_loads_and_flags_invalid_utf8_and_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    good = json.dumps({"probe_id": "a", "response": "fine"}).encode()
+    bad_bytes = b'{"probe_id": "b", "response": "caf\xe9 \xff"}'
+    dup = json.dumps({"probe_id": "a", "response": "again"}).encode()
+    path.write_bytes(good + b"\n\n" + bad_bytes + b"\n" + dup + b"\n")
+    loaded = load_responses([path])
+    assert [r.probe_id for r in loaded.responses] == ["a", "b"]
+    assert loaded.responses[1].response == "caf\ufffd \ufffd"
+    assert loaded.warnings == [
+        f"{path}:3: invalid UTF-8 replaced with U+FFFD",
+        f"{path}:4: duplicate response for probe 'a' sample 0 ignored (first at {path}:1)",
+    ]
+
+
+def test_samples_are_distinct_cases(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(
+        "\n".join(json.dumps({"probe_id": "a", "response": "x", "sample": s}) for s in range(3)),
+        encoding="utf-8",
+    )
+    assert [r.sample for r in load_responses([path]).responses] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "message"),
+    [
+        pytest.param({"probe_id": "a"}, None, "either 'response' or 'error'", id="neither"),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "mood": 1}, "mood", "unknown field", id="extra"
+        ),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "sample": -1}, "sample", "greater than", id="neg"
+        ),
+        pytest.param({"response": "x"}, "probe_id", "required field", id="no-probe-id"),
+    ],
+)
+def test_bad_records_name_line_and_field(
+    tmp_path: Path, record: dict[str, object], field: str | None, message: str
+) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(
+        json.dumps({"probe_id": "ok", "response": "x"}) + "\n" + json.dumps(record) + "\n"
+    )
+    with pytest.raises(InputError) as info:
+        load_responses([path])
+    assert (info.value.line, info.value.field) == (2, field)
+    assert message in info.value.message
+
+
+def test_harness_error_record_is_valid(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"probe_id": "a", "error": "timeout", "error_detail": "30s"}) + "\n")
+    (response,) = load_responses([path]).responses
+    assert response.response is None and response.error == "timeout"
+
+
+def test_unknown_probe_ids_are_listed() -> None:
+    from trustprobe.responses import Response
+
+    responses = [Response(probe_id=p, response="x") for p in ("b", "a", "zz", "a")]
+    with pytest.raises(InputError, match=r"2 unknown probe id\(s\): b, zz"):
+        check_known_probes(responses, {"a"})
