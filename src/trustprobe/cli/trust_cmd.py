@@ -1,0 +1,181 @@
+"""``trustprobe trust``: composite trust scores from evidence, and evidence from a probe report."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+from trustprobe.cli.console import console
+from trustprobe.errors import InputError
+from trustprobe.formats import atomic_write_text
+from trustprobe.trust import (
+    TrustScore,
+    compute_trust_score,
+    evidence_canonical_json,
+    evidence_from_report,
+    load_category_mapping,
+    load_evidence,
+    load_trust_config,
+    report_created_at,
+    resolve_weights,
+)
+
+app = typer.Typer(
+    help="Composite trust: 16 dimensions, decay, jury, security gate, tiers.",
+    no_args_is_help=True,
+)
+
+
+def _moment(text: str, option: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise InputError(f"not an RFC 3339 time: {text!r}", field=option) from exc
+    if moment.tzinfo is None:
+        raise InputError("needs a timezone offset (e.g. 'Z' or '+02:00')", field=option)
+    return moment.astimezone(UTC)
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _render(result: TrustScore) -> None:
+    table = Table(
+        title=f"Trust score of {result.agent_id} as of {result.as_of.isoformat()}",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption="— : no evidence (excluded, weight redistributed); low: jury under the minimum",
+    )
+    table.add_column("dimension", no_wrap=True)
+    for header in ("raw", "score", "weight", "eff.w", "points", "items", "age d"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("note", no_wrap=True)
+    for dimension, line in result.dimensions.items():
+        note = "low" if line.low_confidence else ""
+        table.add_row(
+            dimension.value,
+            _number(line.raw_score),
+            _number(line.score),
+            f"{line.weight:.3f}",
+            f"{line.effective_weight:.3f}",
+            _number(line.contribution),
+            str(line.evidence_count),
+            _number(line.freshest_age_days),
+            note,
+        )
+    console.print(table)
+    if result.composite is None:
+        console.print("composite: [bold]null[/] — tier [bold]unrated[/]")
+    else:
+        interval = result.interval
+        spread = "" if interval is None else f" (interval {interval.low}–{interval.high})"
+        console.print(
+            f"composite: [bold]{result.composite}[/]{spread} — tier [bold]{result.tier}[/]"
+        )
+    margin = result.tier_margin
+    if margin.next_tier is not None:
+        console.print(
+            f"tier margin: {margin.points_above_floor} above the floor, "
+            f"{margin.points_to_next} to {margin.next_tier}"
+        )
+    elif margin.points_above_floor is not None:
+        console.print(f"tier margin: {margin.points_above_floor} above the floor")
+    coverage = result.coverage
+    console.print(
+        f"coverage: {coverage.covered_count}/{coverage.total} dimensions; "
+        f"requirement {'met' if coverage.meets_requirement else 'not met'}"
+    )
+    gate = result.security_gate
+    verdict = f"applied — {gate.reason}" if gate.applied else "clear"
+    console.print(f"security gate: {verdict}")
+    console.print(f"weights: {result.weights_source}")
+    for reason in result.reasons:
+        console.print(f"• {reason}")
+
+
+@app.command("score")
+def score(
+    evidence: Annotated[Path, typer.Option("--evidence", "-e", help="Evidence JSONL file.")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="Agent id to score.")],
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="RFC 3339 time of the score (default: now).")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the score as JSON.")] = False,
+    weights_override: Annotated[
+        Path | None, typer.Option("--weights-override", help="Partial weight override (JSON).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Trust settings (JSON or YAML).")
+    ] = None,
+) -> None:
+    """Score one agent from an evidence file and explain the result."""
+    now = datetime.now(UTC) if as_of is None else _moment(as_of, "--as-of")
+    settings = None if config is None else load_trust_config(config)
+    weights = resolve_weights(settings, override_path=weights_override)
+    result = compute_trust_score(
+        agent, load_evidence(evidence), now=now, config=settings, weights=weights
+    )
+    if json_output:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _render(result)
+
+
+@app.command("evidence")
+def evidence(
+    report: Annotated[Path, typer.Argument(help="Probe report JSON.")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="Agent the report is about.")],
+    observed_at: Annotated[
+        str | None,
+        typer.Option(
+            "--observed-at", help="RFC 3339 time (default: the report's provenance.created_at)."
+        ),
+    ] = None,
+    mapping: Annotated[
+        Path | None, typer.Option("--mapping", help="Category → dimension mapping (JSON or YAML).")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write evidence JSONL here (default: stdout)."),
+    ] = None,
+) -> None:
+    """Turn a probe report into evidence records (JSONL)."""
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=report) from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON: {exc}", path=report) from exc
+    if not isinstance(data, dict):
+        raise InputError("a report is a JSON object", path=report)
+    if observed_at is not None:
+        moment = _moment(observed_at, "--observed-at")
+    else:
+        created = report_created_at(data)
+        if created is None:
+            raise InputError(
+                "the report has no timezone-aware provenance.created_at; pass --observed-at",
+                path=report,
+                field="provenance.created_at",
+            )
+        moment = created
+    records = evidence_from_report(
+        data,
+        agent_id=agent,
+        observed_at=moment,
+        mapping=None if mapping is None else load_category_mapping(mapping),
+        path=report,
+    )
+    text = "".join(evidence_canonical_json(r) + "\n" for r in records)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_text(output, text)

@@ -1,0 +1,106 @@
+"""Composite trust: evidence about an agent becomes a 0–1000 score and tier over 16 dimensions.
+
+Pure functions (``now`` is always a parameter); the only I/O is in the explicit loaders
+(:func:`load_evidence`, :func:`load_trust_config`, :func:`load_category_mapping`,
+:func:`resolve_weights`). Every formula is in docs/trust.md.
+"""
+
+from trustprobe.trust.batch import EvidenceTable, compute_trust_scores
+from trustprobe.trust.composite import compute_trust_score, tier_for
+from trustprobe.trust.config import TrustConfig, load_trust_config
+from trustprobe.trust.decay import decayed_score
+from trustprobe.trust.dimensions import (
+    DIMENSION_WEIGHTS,
+    DIMENSIONS,
+    WEIGHT_SUM_TOLERANCE,
+    Dimension,
+    WeightSumError,
+    check_weight_sum,
+)
+from trustprobe.trust.evidence import (
+    OPERATIONAL_RULES,
+    EvalEvidence,
+    Evidence,
+    JuryEvidence,
+    OperationalEvidence,
+    OperationalRule,
+    evidence_canonical_json,
+    load_evidence,
+    parse_evidence,
+)
+from trustprobe.trust.from_report import (
+    DEFAULT_CATEGORY_DIMENSIONS,
+    CategoryMapping,
+    evidence_from_report,
+    load_category_mapping,
+    report_created_at,
+)
+from trustprobe.trust.jury import JuryVerdict, jury_verdict
+from trustprobe.trust.readings import (
+    OPERATIONAL_FUNCTIONS,
+    DimensionReading,
+    ItemReading,
+    item_reading,
+)
+from trustprobe.trust.score import (
+    CoverageSummary,
+    DimensionScore,
+    ScoreInterval,
+    SecurityGate,
+    TierMargin,
+    TrustScore,
+)
+from trustprobe.trust.tiers import Tier
+from trustprobe.trust.weights import (
+    WEIGHTS_OVERRIDE_ENV,
+    WeightSet,
+    merge_weights,
+    resolve_weights,
+)
+
+__all__ = [
+    "CategoryMapping",
+    "CoverageSummary",
+    "DEFAULT_CATEGORY_DIMENSIONS",
+    "DIMENSIONS",
+    "DIMENSION_WEIGHTS",
+    "Dimension",
+    "DimensionReading",
+    "DimensionScore",
+    "EvalEvidence",
+    "Evidence",
+    "EvidenceTable",
+    "ItemReading",
+    "JuryEvidence",
+    "JuryVerdict",
+    "OPERATIONAL_FUNCTIONS",
+    "OPERATIONAL_RULES",
+    "OperationalEvidence",
+    "OperationalRule",
+    "ScoreInterval",
+    "SecurityGate",
+    "Tier",
+    "TierMargin",
+    "TrustConfig",
+    "TrustScore",
+    "WEIGHTS_OVERRIDE_ENV",
+    "WEIGHT_SUM_TOLERANCE",
+    "WeightSet",
+    "WeightSumError",
+    "check_weight_sum",
+    "compute_trust_score",
+    "compute_trust_scores",
+    "decayed_score",
+    "evidence_canonical_json",
+    "evidence_from_report",
+    "item_reading",
+    "jury_verdict",
+    "load_category_mapping",
+    "load_evidence",
+    "load_trust_config",
+    "merge_weights",
+    "parse_evidence",
+    "report_created_at",
+    "resolve_weights",
+    "tier_for",
+]

@@ -1,0 +1,297 @@
+"""Score many agents at once over a columnar evidence table, exactly as one at a time.
+
+The result equals :func:`~trustprobe.trust.composite.compute_trust_score` agent by agent.
+
+Exactness: every floating-point operation happens in the same order as in the per-agent path.
+Items of one (agent, dimension) are summed sequentially in id order, which is why the sums are
+built column by column (``_sequential_group_sums``) rather than with ``np.add.reduceat``,
+whose pairwise summation would differ in the last bits and could flip a rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from trustprobe.errors import InputError
+from trustprobe.trust.composite import (
+    AgentReadings,
+    check_now,
+    finalise_score,
+    unique_evidence,
+)
+from trustprobe.trust.config import TrustConfig
+from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
+from trustprobe.trust.dimensions import DIMENSIONS
+from trustprobe.trust.evidence import Evidence
+from trustprobe.trust.readings import item_reading
+from trustprobe.trust.score import TrustScore
+from trustprobe.trust.weights import WeightSet
+
+ITEM_SCORING_FIELDS = (
+    "jury_trim_fraction",
+    "jury_min_verdicts",
+    "latency_tolerance",
+    "cost_ratio_at_zero",
+    "compliance_violation_penalty",
+    "harness_error_penalty",
+    "eval_rigor_coverage_weight",
+)
+"""Config fields that shape item readings; a table is only valid for configs that agree on them."""
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class EvidenceTable:
+    """Evidence items as columns, each already turned into its raw reading (one row per item)."""
+
+    agent_ids: tuple[str, ...]
+    """Agent id of each agent code."""
+    agent: IntArray
+    """Agent code of each row (index into ``agent_ids``)."""
+    dimension: IntArray
+    """Dimension code of each row (index into :data:`DIMENSIONS`)."""
+    item_id: npt.NDArray[np.str_]
+    """Evidence id of each row; a repeated id counts once."""
+    score: FloatArray
+    """Raw 0–100 reading of each row, before decay."""
+    size: FloatArray
+    """Observations behind each row (its weight within the dimension)."""
+    low_confidence: BoolArray
+    """Whether each row is a jury too small to trim."""
+    observed_us: IntArray
+    """Observation time of each row, in microseconds since the Unix epoch."""
+    config: TrustConfig = field(default_factory=TrustConfig)
+    """Config the readings were computed with."""
+
+    def __post_init__(self) -> None:
+        n = len(self.agent)
+        columns = {
+            "dimension": self.dimension,
+            "item_id": self.item_id,
+            "score": self.score,
+            "size": self.size,
+            "low_confidence": self.low_confidence,
+            "observed_us": self.observed_us,
+        }
+        for name, column in columns.items():
+            if len(column) != n:
+                raise ValueError(f"column '{name}' has {len(column)} rows, 'agent' has {n}")
+        for name in ("agent", "dimension", "observed_us"):
+            if getattr(self, name).dtype.kind not in "iu":
+                raise ValueError(f"column '{name}' must hold integers")
+        if len(set(self.agent_ids)) != len(self.agent_ids):
+            raise ValueError("agent_ids must be unique")
+        if n and (self.agent.min() < 0 or self.agent.max() >= len(self.agent_ids)):
+            raise ValueError("agent codes must index agent_ids")
+        if n and (self.dimension.min() < 0 or self.dimension.max() >= len(DIMENSIONS)):
+            raise ValueError("dimension codes must be 0–15")
+        if n and not (np.all(self.score >= 0.0) and np.all(self.score <= 100.0)):
+            raise ValueError("scores must be within 0–100")
+        if n and not np.all(self.size >= 1.0):
+            raise ValueError("sizes must be at least 1")
+
+    def __len__(self) -> int:
+        return len(self.agent)
+
+    @classmethod
+    def from_evidence(
+        cls, evidence: Iterable[Evidence], *, config: TrustConfig | None = None
+    ) -> EvidenceTable:
+        """Build the table from evidence records (a repeated id counts once)."""
+        config = config or TrustConfig()
+        items = list(unique_evidence(evidence).values())
+        agent_ids = tuple(sorted({e.agent_id for e in items}))
+        codes = {agent_id: code for code, agent_id in enumerate(agent_ids)}
+        dimension_codes = {d: code for code, d in enumerate(DIMENSIONS)}
+        readings = [item_reading(e, config) for e in items]
+        return cls(
+            agent_ids=agent_ids,
+            agent=np.fromiter((codes[e.agent_id] for e in items), np.int64, len(items)),
+            dimension=np.fromiter(
+                (dimension_codes[e.dimension] for e in items), np.int64, len(items)
+            ),
+            item_id=np.array([e.id for e in items], dtype=np.str_),
+            score=np.fromiter((r.score for r in readings), np.float64, len(items)),
+            size=np.fromiter((r.size for r in readings), np.float64, len(items)),
+            low_confidence=np.fromiter((r.low_confidence for r in readings), np.bool_, len(items)),
+            observed_us=np.fromiter(
+                (epoch_microseconds(e.observed_at) for e in items), np.int64, len(items)
+            ),
+            config=config,
+        )
+
+
+def _deduplicate(table: EvidenceTable) -> tuple[IntArray, IntArray]:
+    """Rows to keep (first of each id) and each kept row's id rank; conflicting repeats raise."""
+    unique_ids, first, inverse = np.unique(table.item_id, return_index=True, return_inverse=True)
+    if len(unique_ids) == len(table):
+        return np.arange(len(table)), inverse.astype(np.int64)
+    representative = first[inverse]
+    for column in (
+        table.agent,
+        table.dimension,
+        table.score,
+        table.size,
+        table.low_confidence,
+        table.observed_us,
+    ):
+        clash = np.flatnonzero(column != column[representative])
+        if len(clash):
+            raise InputError(
+                f"evidence id '{table.item_id[clash[0]]}' appears twice with different content",
+                field="id",
+            )
+    return first.astype(np.int64), np.arange(len(unique_ids), dtype=np.int64)
+
+
+def _sequential_group_sums(
+    starts: IntArray, lengths: IntArray, columns: Sequence[FloatArray]
+) -> list[FloatArray]:
+    """Per-group sums of each column, adding the rows of a group left to right.
+
+    Vectorised across groups: step ``j`` adds every group's ``j``-th row, so the work is
+    ``max(lengths)`` numpy operations whatever the number of groups.
+    """
+    by_length = np.argsort(-lengths, kind="stable")
+    ordered_starts = starts[by_length]
+    ordered_lengths = lengths[by_length]
+    sums = [np.zeros(len(starts)) for _ in columns]
+    longest = int(ordered_lengths[0]) if len(ordered_lengths) else 0
+    # active[j] = how many groups have more than j rows (a prefix, thanks to the sort).
+    active = len(ordered_lengths) - np.searchsorted(
+        ordered_lengths[::-1], np.arange(longest), side="right"
+    )
+    for j in range(longest):
+        count = int(active[j])
+        rows = ordered_starts[:count] + j
+        for total, column in zip(sums, columns, strict=True):
+            total[:count] += column[rows]
+    results = []
+    for total in sums:
+        out = np.empty_like(total)
+        out[by_length] = total
+        results.append(out)
+    return results
+
+
+def compute_trust_scores(
+    table: EvidenceTable,
+    *,
+    now: datetime,
+    config: TrustConfig | None = None,
+    weights: WeightSet | None = None,
+) -> dict[str, TrustScore]:
+    """Score every agent in ``table`` as of ``now``; equal to :func:`compute_trust_score` per agent.
+
+    ``config`` defaults to the table's; it must agree with it on :data:`ITEM_SCORING_FIELDS`.
+    """
+    config = config or table.config
+    for name in ITEM_SCORING_FIELDS:
+        if getattr(config, name) != getattr(table.config, name):
+            raise ValueError(
+                f"config.{name} differs from the one the table was built with; rebuild the table"
+            )
+    weights = weights or WeightSet()
+    as_of = check_now(now)
+    now_us = epoch_microseconds(as_of)
+    n_agents = len(table.agent_ids)
+
+    keep, id_rank = _deduplicate(table)
+    age = now_us - table.observed_us[keep]
+    current = age >= 0
+    ignored_future = np.bincount(table.agent[keep][~current], minlength=n_agents)
+    rows = keep[current]
+    age, id_rank = age[current], id_rank[current]
+    agent, dimension = table.agent[rows], table.dimension[rows]
+    # Rows by (agent, dimension, id). Ids are unique by now, so one argsort of a combined key
+    # gives the order of np.lexsort((id_rank, dimension, agent)), several times faster.
+    group_key = agent * len(DIMENSIONS) + dimension
+    id_span = int(id_rank.max(initial=0)) + 1
+    if n_agents * len(DIMENSIONS) * id_span < 2**62:
+        order = np.argsort(group_key * id_span + id_rank)
+    else:  # the combined key would overflow int64
+        order = np.lexsort((id_rank, dimension, agent))
+    source = rows[order]
+    agent, dimension, age, group_key = agent[order], dimension[order], age[order], group_key[order]
+    score, size = table.score[source], table.size[source]
+    low_confidence = table.low_confidence[source]
+    evidence_count = np.bincount(agent, minlength=n_agents)
+
+    # Same formula and operation order as decay.decayed_score.
+    overdue = np.maximum(age / MICROSECONDS_PER_DAY - config.decay_grace_days, 0.0)
+    decayed = np.maximum(score - config.decay_points_per_week * (overdue / 7.0), 0.0)
+
+    boundary = np.flatnonzero(np.diff(group_key)) + 1
+    starts = np.concatenate(([0], boundary)).astype(np.int64) if len(group_key) else boundary
+    lengths = np.diff(np.concatenate((starts, [len(group_key)]))).astype(np.int64)
+    total, weighted_raw, weighted_decayed = _sequential_group_sums(
+        starts, lengths, (size, size * score, size * decayed)
+    )
+    group_agent, group_dimension = agent[starts], dimension[starts]
+    group_score = np.minimum(100.0, np.maximum(0.0, weighted_decayed / total))
+    group_raw = np.minimum(100.0, np.maximum(0.0, weighted_raw / total))
+    freshest = np.minimum.reduceat(age, starts) if len(starts) else age
+    group_low = np.logical_or.reduceat(low_confidence, starts) if len(starts) else low_confidence
+    # Same formula and operation order as readings.standard_error.
+    z2 = config.interval_z * config.interval_z
+    n_adj = total + z2
+    shrunk = (total * group_score + 50.0 * z2) / n_adj
+    group_se = np.sqrt(np.maximum(shrunk * (100.0 - shrunk), 0.0) / n_adj)
+
+    # Dense agent × dimension grids; uncovered cells add exact zeros, which change no sum.
+    shape = (n_agents, len(DIMENSIONS))
+    grid_count = np.zeros(shape, dtype=np.int64)
+    grid_score, grid_raw, grid_se = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    grid_fresh = np.zeros(shape, dtype=np.int64)
+    grid_low = np.zeros(shape, dtype=np.bool_)
+    cells = (group_agent, group_dimension)
+    grid_count[cells], grid_score[cells], grid_raw[cells] = lengths, group_score, group_raw
+    grid_se[cells], grid_fresh[cells], grid_low[cells] = group_se, freshest, group_low
+    covered = grid_count > 0
+    total_weight = np.zeros(n_agents)
+    weighted = np.zeros(n_agents)
+    for code, d in enumerate(DIMENSIONS):
+        w = weights.weights[d]
+        total_weight += np.where(covered[:, code], w, 0.0)
+        weighted += np.where(covered[:, code], w * grid_score[:, code], 0.0)
+    has_weight = (total_weight > 0.0).tolist()
+    safe_total = np.where(total_weight > 0.0, total_weight, 1.0)
+    variance = np.zeros(n_agents)
+    for code, d in enumerate(DIMENSIONS):
+        share = weights.weights[d] / safe_total
+        term = (share * share) * (grid_se[:, code] * grid_se[:, code])
+        variance += np.where(covered[:, code], term, 0.0)
+    composite = (10.0 * (weighted / safe_total)).tolist()
+    composite_se = (10.0 * np.sqrt(variance)).tolist()
+
+    rows_of = zip(
+        grid_score.tolist(),
+        grid_raw.tolist(),
+        grid_count.tolist(),
+        grid_fresh.tolist(),
+        grid_low.tolist(),
+        grid_se.tolist(),
+        strict=True,
+    )
+    counts, futures = evidence_count.tolist(), ignored_future.tolist()
+    results: dict[str, TrustScore] = {}
+    for code, (agent_id, row) in enumerate(zip(table.agent_ids, rows_of, strict=True)):
+        results[agent_id] = finalise_score(
+            agent_id,
+            as_of,
+            AgentReadings(*row),
+            (composite[code], composite_se[code]) if has_weight[code] else None,
+            evidence_count=counts[code],
+            ignored_future_count=futures[code],
+            config=config,
+            weights=weights,
+        )
+    return results

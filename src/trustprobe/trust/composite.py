@@ -1,0 +1,367 @@
+"""The composite: renormalised weighted mean of covered dimensions, security gate, tiers."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from trustprobe.errors import InputError
+from trustprobe.trust.config import TrustConfig
+from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
+from trustprobe.trust.dimensions import DIMENSIONS, Dimension
+from trustprobe.trust.evidence import Evidence
+from trustprobe.trust.readings import DimensionReading, ItemReading, combine_readings, item_reading
+from trustprobe.trust.score import (
+    CoverageSummary,
+    DimensionScore,
+    ScoreInterval,
+    SecurityGate,
+    TierMargin,
+    TrustScore,
+)
+from trustprobe.trust.tiers import Tier
+from trustprobe.trust.weights import WeightSet
+
+_TIERS_DESCENDING = (Tier.PLATINUM, Tier.GOLD, Tier.SILVER, Tier.BRONZE)
+_SECURITY = DIMENSIONS.index(Dimension.SECURITY)
+
+
+@dataclass(frozen=True)
+class AgentReadings:
+    """One agent's dimension readings as parallel lists in :data:`DIMENSIONS` order.
+
+    A dimension with ``evidence_count`` 0 is not covered and its other entries are ignored.
+    The batch path fills these lists straight from numpy grids.
+    """
+
+    score: list[float]
+    """Decayed 0–100 score per dimension."""
+    raw_score: list[float]
+    """Score before decay per dimension."""
+    evidence_count: list[int]
+    """Items per dimension (0: not covered)."""
+    freshest_age_microseconds: list[int]
+    """Age of the newest item per dimension."""
+    low_confidence: list[bool]
+    """Whether a small jury is behind the dimension."""
+    standard_error: list[float]
+    """Standard error of the score per dimension."""
+
+    @classmethod
+    def from_readings(cls, readings: Mapping[Dimension, DimensionReading]) -> AgentReadings:
+        """Lay out per-dimension readings (absent dimensions are not covered)."""
+        found = [readings.get(d) for d in DIMENSIONS]
+        return cls(
+            score=[0.0 if r is None else r.score for r in found],
+            raw_score=[0.0 if r is None else r.raw_score for r in found],
+            evidence_count=[0 if r is None else r.evidence_count for r in found],
+            freshest_age_microseconds=[
+                0 if r is None else r.freshest_age_microseconds for r in found
+            ],
+            low_confidence=[False if r is None else r.low_confidence for r in found],
+            standard_error=[0.0 if r is None else r.standard_error for r in found],
+        )
+
+
+def check_now(now: datetime) -> datetime:
+    """Return ``now`` in UTC; a naive datetime is refused (decay needs an absolute instant)."""
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("'now' must be a timezone-aware datetime")
+    return now.astimezone(UTC)
+
+
+def tier_for(composite: int | None, config: TrustConfig) -> Tier:
+    """Return the tier a composite earns by points alone."""
+    if composite is None:
+        return Tier.UNRATED
+    for tier in _TIERS_DESCENDING:
+        floor = config.tier_floor(tier)
+        assert floor is not None
+        if composite >= floor:
+            return tier
+    return Tier.UNRATED
+
+
+def round_composite(unrounded: float) -> int:
+    """Round half up and clip to 0–1000 (``round`` would round half to even)."""
+    return min(1000, max(0, math.floor(unrounded + 0.5)))
+
+
+def weighted_composite(
+    readings: AgentReadings, weights: Mapping[Dimension, float]
+) -> tuple[float, float] | None:
+    """``10 × Σ w·s / Σ w`` over covered dimensions and its standard error, in the seed's order.
+
+    The standard error is ``10 × √Σ (w / Σ w)² · SE²``, treating dimensions as independent.
+    ``None`` when no dimension is covered or the covered ones carry no weight.
+    """
+    total_weight = 0.0
+    weighted = 0.0
+    for i, dimension in enumerate(DIMENSIONS):
+        if readings.evidence_count[i]:
+            total_weight += weights[dimension]
+            weighted += weights[dimension] * readings.score[i]
+    if total_weight <= 0.0:
+        return None
+    variance = 0.0
+    for i, dimension in enumerate(DIMENSIONS):
+        if readings.evidence_count[i]:
+            share = weights[dimension] / total_weight
+            error = readings.standard_error[i]
+            variance += (share * share) * (error * error)
+    return 10.0 * (weighted / total_weight), 10.0 * math.sqrt(variance)
+
+
+def _dimension_lines(
+    readings: AgentReadings, weights: Mapping[Dimension, float]
+) -> dict[Dimension, DimensionScore]:
+    ordered = [weights[d] for d in DIMENSIONS]
+    counts = readings.evidence_count
+    total_weight = 0.0
+    for i in range(len(DIMENSIONS)):
+        if counts[i]:
+            total_weight += ordered[i]
+    lines: dict[Dimension, DimensionScore] = {}
+    for i, dimension in enumerate(DIMENSIONS):
+        weight = ordered[i]
+        count = counts[i]
+        if not count:
+            lines[dimension] = DimensionScore(
+                score=None,
+                raw_score=None,
+                weight=weight,
+                effective_weight=0.0,
+                contribution=None,
+                evidence_count=0,
+                freshest_age_days=None,
+                low_confidence=False,
+                standard_error=None,
+            )
+            continue
+        share = weight / total_weight if total_weight > 0.0 else 0.0
+        score = readings.score[i]
+        lines[dimension] = DimensionScore(
+            score=score,
+            raw_score=readings.raw_score[i],
+            weight=weight,
+            effective_weight=share,
+            contribution=10.0 * share * score,
+            evidence_count=count,
+            freshest_age_days=readings.freshest_age_microseconds[i] / MICROSECONDS_PER_DAY,
+            low_confidence=readings.low_confidence[i],
+            standard_error=readings.standard_error[i],
+        )
+    return lines
+
+
+def finalise_score(
+    agent_id: str,
+    as_of: datetime,
+    readings: AgentReadings,
+    composite: tuple[float, float] | None,
+    *,
+    evidence_count: int,
+    ignored_future_count: int,
+    config: TrustConfig,
+    weights: WeightSet,
+) -> TrustScore:
+    """Apply the security gate, tiers and coverage rule, and write the explanation.
+
+    ``composite`` is :func:`weighted_composite`'s result; the batch path computes it
+    vectorised and hands it in, so both paths share every decision made here.
+    """
+    reasons: list[str] = []
+    if weights.warning is not None:
+        reasons.append(weights.warning)
+    if ignored_future_count:
+        reasons.append(f"{ignored_future_count} evidence item(s) observed after as_of were ignored")
+
+    counts = readings.evidence_count
+    covered = [d for i, d in enumerate(DIMENSIONS) if counts[i]]
+    covered_set = set(covered)
+    missing_required = [d for d in config.required_dimensions if d not in covered_set]
+    meets = not missing_required and len(covered) >= config.min_covered_dimensions
+    coverage = CoverageSummary(
+        covered=covered,
+        covered_count=len(covered),
+        total=len(DIMENSIONS),
+        required=list(config.required_dimensions),
+        missing_required=missing_required,
+        min_covered=config.min_covered_dimensions,
+        meets_requirement=meets,
+    )
+
+    unrounded: float | None = None
+    final: int | None = None
+    if composite is None:
+        reasons.append(
+            "no covered dimension carries weight: composite is null and the agent unrated"
+            if covered
+            else "no dimension has evidence: composite is null and the agent unrated"
+        )
+    else:
+        unrounded = composite[0]
+        final = round_composite(unrounded)
+
+    security_score = readings.score[_SECURITY] if counts[_SECURITY] else None
+    gate_applied = (
+        final is not None
+        and security_score is not None
+        and security_score < config.security_gate_threshold
+    )
+    capped = False
+    gate_reason: str | None = None
+    if gate_applied and final is not None and security_score is not None:
+        uncapped = final
+        capped = final > config.security_gate_cap
+        gate_reason = (
+            f"security score {security_score:.2f} is below {config.security_gate_threshold:g}: "
+            f"composite capped at {config.security_gate_cap} and tier at "
+            f"{config.security_gate_max_tier.value}"
+        )
+        final = min(final, config.security_gate_cap)
+        if capped:
+            reasons.append(
+                f"security gate: {gate_reason} (composite lowered from {uncapped} to {final})"
+            )
+
+    tier = tier_for(final, config)
+    caps: list[Tier] = []
+    if gate_applied:
+        caps.append(config.security_gate_max_tier)
+        if tier.rank > config.security_gate_max_tier.rank:
+            reasons.append(
+                f"security gate: tier held at {config.security_gate_max_tier.value} "
+                f"(the composite alone gives {tier.value})"
+            )
+            tier = config.security_gate_max_tier
+    if final is not None and not meets:
+        caps.append(config.coverage_max_tier)
+        if tier.rank > config.coverage_max_tier.rank:
+            parts = []
+            if missing_required:
+                parts.append("missing required " + ", ".join(d.value for d in missing_required))
+            if len(covered) < config.min_covered_dimensions:
+                parts.append(
+                    f"{len(covered)} of {len(DIMENSIONS)} dimensions covered, "
+                    f"{config.min_covered_dimensions} needed"
+                )
+            reasons.append(
+                f"coverage requirement not met ({'; '.join(parts)}): tier held at "
+                f"{config.coverage_max_tier.value} (the composite alone gives {tier.value})"
+            )
+            tier = config.coverage_max_tier
+
+    interval: ScoreInterval | None = None
+    if composite is not None and final is not None:
+        unrounded, composite_se = composite
+        spread = config.interval_z * composite_se
+        low = max(0, math.floor(unrounded - spread))
+        high = min(1000, math.ceil(unrounded + spread))
+        if gate_applied:
+            low = min(low, config.security_gate_cap)
+            high = min(high, config.security_gate_cap)
+        interval = ScoreInterval(
+            low=low, high=high, standard_error=composite_se, z=config.interval_z
+        )
+
+    floor = config.tier_floor(tier)
+    above_floor = None if final is None or floor is None else final - floor
+    next_tier: Tier | None = None
+    to_next: int | None = None
+    if final is not None and tier is not Tier.PLATINUM:
+        candidate = next(t for t in _TIERS_DESCENDING if t.rank == tier.rank + 1)
+        if all(candidate.rank <= cap.rank for cap in caps):
+            next_floor = config.tier_floor(candidate)
+            assert next_floor is not None
+            next_tier, to_next = candidate, max(next_floor - final, 0)
+
+    return TrustScore(
+        agent_id=agent_id,
+        as_of=as_of,
+        composite=final,
+        composite_unrounded=unrounded,
+        tier=tier,
+        tier_margin=TierMargin(
+            points_above_floor=above_floor, next_tier=next_tier, points_to_next=to_next
+        ),
+        interval=interval,
+        dimensions=_dimension_lines(readings, weights.weights),
+        coverage=coverage,
+        security_gate=SecurityGate(
+            applied=gate_applied,
+            threshold=config.security_gate_threshold,
+            cap=config.security_gate_cap,
+            max_tier=config.security_gate_max_tier,
+            security_score=security_score,
+            capped=capped,
+            reason=gate_reason,
+        ),
+        weights_source=weights.source,
+        weights=dict(weights.weights),
+        reasons=reasons,
+        evidence_count=evidence_count,
+        ignored_future_count=ignored_future_count,
+    )
+
+
+def unique_evidence(evidence: Iterable[Evidence]) -> dict[str, Evidence]:
+    """Index evidence by id; a repeated id counts once, a conflicting one is an error."""
+    by_id: dict[str, Evidence] = {}
+    for item in evidence:
+        known = by_id.get(item.id)
+        if known is None:
+            by_id[item.id] = item
+        elif known != item:
+            raise InputError(
+                f"evidence id '{item.id}' appears twice with different content", field="id"
+            )
+    return by_id
+
+
+def compute_trust_score(
+    agent_id: str,
+    evidence: Iterable[Evidence],
+    *,
+    now: datetime,
+    config: TrustConfig | None = None,
+    weights: WeightSet | None = None,
+) -> TrustScore:
+    """Score one agent from its evidence as of ``now`` (rules in docs/trust.md).
+
+    Evidence about other agents is ignored, a repeated id counts once, items observed after
+    ``now`` are ignored (and counted), and the order of ``evidence`` never matters.
+    """
+    config = config or TrustConfig()
+    weights = weights or WeightSet()
+    as_of = check_now(now)
+    now_us = epoch_microseconds(as_of)
+    mine = unique_evidence(e for e in evidence if e.agent_id == agent_id)
+    by_dimension: dict[Dimension, list[tuple[str, ItemReading, int]]] = defaultdict(list)
+    ignored_future = 0
+    for item in mine.values():
+        age = now_us - epoch_microseconds(item.observed_at)
+        if age < 0:
+            ignored_future += 1
+            continue
+        by_dimension[item.dimension].append((item.id, item_reading(item, config), age))
+    readings: dict[Dimension, DimensionReading] = {}
+    for dimension, items in by_dimension.items():
+        items.sort(key=lambda entry: entry[0])  # id order: the batch path sums in the same order
+        reading = combine_readings(((r, age) for _, r, age in items), config)
+        if reading is not None:
+            readings[dimension] = reading
+    laid_out = AgentReadings.from_readings(readings)
+    return finalise_score(
+        agent_id,
+        as_of,
+        laid_out,
+        weighted_composite(laid_out, weights.weights),
+        evidence_count=len(mine) - ignored_future,
+        ignored_future_count=ignored_future,
+        config=config,
+        weights=weights,
+    )

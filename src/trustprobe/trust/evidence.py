@@ -1,0 +1,294 @@
+"""Evidence records (eval, jury, operational): validation, loading and canonical form."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from trustprobe.errors import InputError
+from trustprobe.formats import read_jsonl
+from trustprobe.trust.dimensions import Dimension
+
+
+class EvidenceFieldError(ValueError):
+    """A cross-field rule failed; ``field`` names the field to blame in the error."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class _EvidenceBase(BaseModel):
+    """Fields every evidence record has."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    id: str = Field(min_length=1, max_length=200)
+    """Unique id; re-sending the same id is a no-op."""
+    agent_id: str = Field(min_length=1, max_length=200)
+    """The agent the evidence is about."""
+    dimension: Dimension
+    """The trust dimension it informs (camelCase, as in the seed)."""
+    observed_at: AwareDatetime
+    """When the behaviour was observed (RFC 3339, stored in UTC); decay counts from here."""
+
+    @field_validator("observed_at")
+    @classmethod
+    def _to_utc(cls, value: datetime) -> datetime:
+        return value.astimezone(UTC)
+
+
+class EvalEvidence(_EvidenceBase):
+    """An evaluation result: a 0–100 score, or passed out of total cases."""
+
+    kind: Literal["eval"] = "eval"
+    """Record kind: ``eval``."""
+    score: float | None = Field(default=None, ge=0, le=100)
+    """Score on the 0–100 scale, when the evaluation reports one."""
+    passed: int | None = Field(default=None, ge=0)
+    """Cases passed, with ``total``."""
+    total: int | None = Field(default=None, ge=1)
+    """Cases judged; also the item's size when several items are combined."""
+
+    @model_validator(mode="after")
+    def _score_or_counts(self) -> EvalEvidence:
+        if self.score is not None:
+            if self.passed is not None or self.total is not None:
+                field = "passed" if self.passed is not None else "total"
+                raise EvidenceFieldError("give either 'score' or 'passed' and 'total'", field=field)
+            return self
+        if self.passed is None or self.total is None:
+            field = "total" if self.passed is not None else "passed"
+            if self.passed is None and self.total is None:
+                field = "score"
+            raise EvidenceFieldError(
+                "an eval record needs 'score', or both 'passed' and 'total'", field=field
+            )
+        if self.passed > self.total:
+            raise EvidenceFieldError("'passed' cannot exceed 'total'", field="passed")
+        return self
+
+
+class JuryEvidence(_EvidenceBase):
+    """Juror verdicts on one evaluation; trimmed and reduced to their median."""
+
+    kind: Literal["jury"] = "jury"
+    """Record kind: ``jury``."""
+    scores: list[Annotated[float, Field(ge=0, le=100)]] = Field(min_length=1)
+    """One 0–100 score per juror."""
+
+
+@dataclass(frozen=True)
+class OperationalRule:
+    """What an operational record of one dimension must carry."""
+
+    metrics: tuple[str, ...]
+    """Accepted ``metric`` names."""
+    field: str
+    """The extra field the dimension's function needs."""
+    value_at_most_field: bool = False
+    """Whether ``value`` counts a subset of ``field`` (violations of actions, ...)."""
+    value_at_most_one: bool = False
+    """Whether ``value`` is a 0–1 fraction."""
+
+
+OPERATIONAL_RULES: Mapping[Dimension, OperationalRule] = MappingProxyType(
+    {
+        Dimension.LATENCY: OperationalRule(("latency_ms",), "baseline_ms"),
+        Dimension.COST_EFFICIENCY: OperationalRule(("cost", "tokens"), "task_value"),
+        Dimension.BOND: OperationalRule(("stake",), "reference_stake"),
+        Dimension.EVAL_RIGOR: OperationalRule(("coverage",), "diversity", value_at_most_one=True),
+        Dimension.MODEL_COMPLIANCE: OperationalRule(
+            ("violations",), "actions", value_at_most_field=True
+        ),
+        Dimension.RUNTIME_COMPLIANCE: OperationalRule(
+            ("violations",), "actions", value_at_most_field=True
+        ),
+        Dimension.HARNESS_STABILITY: OperationalRule(
+            ("harness_errors",), "runs", value_at_most_field=True
+        ),
+        Dimension.RELIABILITY: OperationalRule(
+            ("consistent_groups",), "groups", value_at_most_field=True
+        ),
+        Dimension.TEAMWORK: OperationalRule(
+            ("successful_collaborations",), "collaborations", value_at_most_field=True
+        ),
+    }
+)
+"""Dimensions that accept operational evidence, and what it must carry (docs/trust.md)."""
+
+_OPERATIONAL_FIELDS = (
+    "baseline_ms",
+    "task_value",
+    "reference_stake",
+    "diversity",
+    "actions",
+    "runs",
+    "groups",
+    "collaborations",
+)
+
+
+class OperationalEvidence(_EvidenceBase):
+    """A measured operational figure; the fields it needs depend on the dimension."""
+
+    kind: Literal["operational"] = "operational"
+    """Record kind: ``operational``."""
+    metric: str = Field(min_length=1, max_length=100)
+    """What ``value`` measures; accepted names depend on the dimension (docs/trust.md)."""
+    value: float = Field(ge=0)
+    """The measured figure."""
+    baseline_ms: float | None = Field(default=None, gt=0)
+    """latency: the task-complexity baseline latency in milliseconds."""
+    task_value: float | None = Field(default=None, gt=0)
+    """costEfficiency: what the task is worth, in the unit of ``value``."""
+    reference_stake: float | None = Field(default=None, gt=0)
+    """bond: the stake that earns a full score for this agent's risk class."""
+    diversity: float | None = Field(default=None, ge=0, le=1)
+    """evalRigor: normalised entropy (0–1) of the submitted evaluations' categories."""
+    actions: int | None = Field(default=None, ge=1)
+    """modelCompliance, runtimeCompliance: actions observed (``value`` counts violations)."""
+    runs: int | None = Field(default=None, ge=1)
+    """harnessStability: harness runs observed (``value`` counts harness errors)."""
+    groups: int | None = Field(default=None, ge=1)
+    """reliability: inputs sampled more than once (``value`` counts consistent ones)."""
+    collaborations: int | None = Field(default=None, ge=1)
+    """teamwork: collaborations observed (``value`` counts successful ones)."""
+
+    @model_validator(mode="after")
+    def _fits_dimension(self) -> OperationalEvidence:
+        rule = OPERATIONAL_RULES.get(self.dimension)
+        if rule is None:
+            raise EvidenceFieldError(
+                f"dimension '{self.dimension.value}' takes eval or jury evidence, not operational",
+                field="kind",
+            )
+        if self.metric not in rule.metrics:
+            accepted = ", ".join(f"'{m}'" for m in rule.metrics)
+            raise EvidenceFieldError(
+                f"operational '{self.dimension.value}' evidence needs metric {accepted}",
+                field="metric",
+            )
+        for name in _OPERATIONAL_FIELDS:
+            present = getattr(self, name) is not None
+            if name == rule.field and not present:
+                raise EvidenceFieldError(
+                    f"operational '{self.dimension.value}' evidence needs '{name}'", field=name
+                )
+            if name != rule.field and present:
+                raise EvidenceFieldError(
+                    f"'{name}' does not apply to '{self.dimension.value}' evidence", field=name
+                )
+        bound = getattr(self, rule.field)
+        if rule.value_at_most_field and self.value > bound:
+            raise EvidenceFieldError(f"'value' cannot exceed '{rule.field}'", field="value")
+        if rule.value_at_most_one and self.value > 1:
+            raise EvidenceFieldError("'value' is a fraction and cannot exceed 1", field="value")
+        return self
+
+    @property
+    def size(self) -> int | None:
+        """Observations behind the figure, when the record says (actions, runs, ...)."""
+        for name in ("actions", "runs", "groups", "collaborations"):
+            count: int | None = getattr(self, name)
+            if count is not None:
+                return count
+        return None
+
+
+Evidence = Annotated[EvalEvidence | JuryEvidence | OperationalEvidence, Field(discriminator="kind")]
+"""Any evidence record, told apart by ``kind``."""
+
+_EVIDENCE_ADAPTER: TypeAdapter[Evidence] = TypeAdapter(Evidence)
+_KINDS = ("eval", "jury", "operational")
+
+
+def _input_error(exc: ValidationError, *, path: str | Path | None, line: int | None) -> InputError:
+    first = exc.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    if loc and loc[0] in _KINDS:  # the tagged union puts the tag first; it is not a field
+        loc = loc[1:]
+    field = ".".join(loc) or None
+    message = first["msg"]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, EvidenceFieldError):
+        field, message = cause.field, str(cause)
+    elif first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif first["type"] == "missing":
+        message = "required field is missing"
+    elif first["type"] == "union_tag_not_found":
+        field, message = "kind", "required field is missing (one of eval, jury, operational)"
+    elif first["type"] == "union_tag_invalid":
+        field, message = "kind", "must be one of eval, jury, operational"
+    return InputError(message, path=path, line=line, field=field)
+
+
+def parse_evidence(
+    obj: Mapping[str, Any], *, path: str | Path | None = None, line: int | None = None
+) -> Evidence:
+    """Validate one evidence record; bad input raises :class:`InputError` naming the field."""
+    if not isinstance(obj, Mapping):
+        raise InputError(
+            f"an evidence record must be a JSON object, got {type(obj).__name__}",
+            path=path,
+            line=line,
+        )
+    try:
+        return _EVIDENCE_ADAPTER.validate_python(dict(obj))
+    except ValidationError as exc:
+        raise _input_error(exc, path=path, line=line) from exc
+
+
+def load_evidence(path: str | Path) -> list[Evidence]:
+    """Read an evidence JSONL file; the first bad line raises :class:`InputError` with its number.
+
+    A repeated id with identical content counts once; with different content it is an error.
+    """
+    records: list[Evidence] = []
+    seen: dict[str, tuple[int, Evidence]] = {}
+    for row in read_jsonl(path):
+        if row.repaired_utf8:
+            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+        record = parse_evidence(row.data, path=row.path, line=row.line)
+        first = seen.get(record.id)
+        if first is not None:
+            if first[1] != record:
+                raise InputError(
+                    f"evidence id '{record.id}' was already used with different content "
+                    f"(line {first[0]})",
+                    path=row.path,
+                    line=row.line,
+                    field="id",
+                )
+            continue
+        seen[record.id] = (row.line, record)
+        records.append(record)
+    return records
+
+
+def evidence_canonical_json(evidence: Evidence) -> str:
+    """Serialise a record as compact JSON, sorted keys, no nulls: stable, so it can be hashed."""
+    return json.dumps(
+        evidence.model_dump(mode="json", exclude_none=True),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )

@@ -1,0 +1,260 @@
+"""From a probe report to evidence: a documented, configurable category → dimension mapping."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from trustprobe.errors import InputError
+from trustprobe.formats import validation_error_to_input_error
+from trustprobe.trust.dimensions import Dimension
+from trustprobe.trust.evidence import EvalEvidence, Evidence, OperationalEvidence
+
+DEFAULT_CATEGORY_DIMENSIONS: Mapping[str, Dimension | None] = MappingProxyType(
+    {
+        "prompt_injection": Dimension.SECURITY,
+        "indirect_injection": Dimension.SECURITY,
+        "secret_exfiltration": Dimension.SECURITY,
+        "harmful_content": Dimension.SAFETY,
+        "privacy_pii": Dimension.SAFETY,
+        "deception_sycophancy": Dimension.SAFETY,
+        "excessive_agency": Dimension.RUNTIME_COMPLIANCE,
+        "scope_honesty": Dimension.SCOPE_HONESTY,
+        "over_refusal": Dimension.SCOPE_HONESTY,
+    }
+)
+"""Where each catalog category's pass rate goes (reasons in docs/trust.md)."""
+
+
+class CategoryMapping(BaseModel):
+    """How a probe report becomes evidence (docs/trust.md, "From a report to evidence")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    categories: dict[str, Dimension | None] = Field(
+        default_factory=lambda: dict(DEFAULT_CATEGORY_DIMENSIONS)
+    )
+    """Probe category → dimension its pass rate informs; ``null`` deliberately ignores one.
+
+    Given here it replaces the defaults; :func:`load_category_mapping` merges a file over them.
+    """
+    reliability: bool = True
+    """Emit reliability from pass/fail agreement across repeated samples of a probe."""
+    harness_stability: bool = True
+    """Emit harnessStability from the share of cases without a harness error."""
+    eval_rigor: bool = True
+    """Emit evalRigor from the coverage and evenness of the mapped categories."""
+    latency_baseline_ms: float | None = Field(default=None, gt=0)
+    """Baseline latency of these tasks; when set, emit latency from the median case latency."""
+    task_value_tokens: float | None = Field(default=None, gt=0)
+    """Tokens a case is worth; when set, emit costEfficiency from mean tokens per case."""
+
+
+class _ReportCase(BaseModel):
+    """The fields of a report case the mapping reads (the rest is not needed here)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    probe_id: str
+    sample: int = 0
+    category: str
+    passed: bool | None
+    error: str | None = None
+    latency_ms: float | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+
+
+def load_category_mapping(path: str | Path) -> CategoryMapping:
+    """Read a mapping file (JSON or YAML); its ``categories`` are merged over the defaults."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+        data: Any = (
+            yaml.safe_load(text) if source.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
+        )
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=source) from exc
+    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON or YAML: {exc}", path=source) from exc
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping", path=source)
+    merged = dict(data)
+    if isinstance(data.get("categories"), dict):
+        merged["categories"] = {**DEFAULT_CATEGORY_DIMENSIONS, **data["categories"]}
+    try:
+        return CategoryMapping.model_validate(merged)
+    except ValidationError as exc:
+        raise validation_error_to_input_error(exc, path=source, line=None) from exc
+
+
+_AWARE = TypeAdapter(AwareDatetime)
+
+
+def report_created_at(report: Mapping[str, Any]) -> datetime | None:
+    """Return the report's ``provenance.created_at`` when it is an aware RFC 3339 time."""
+    provenance = report.get("provenance")
+    if not isinstance(provenance, Mapping):
+        return None
+    try:
+        return _AWARE.validate_python(provenance.get("created_at")).astimezone(UTC)
+    except ValidationError:
+        return None
+
+
+def report_digest(report: Mapping[str, Any], agent_id: str) -> str:
+    """SHA-256 over the report's canonical JSON and the agent id: the root of evidence ids."""
+    digest = hashlib.sha256()
+    # default=str keeps a report dict holding datetimes (model_dump without mode="json") hashable.
+    canonical = json.dumps(report, sort_keys=True, separators=(",", ":"), default=str)
+    digest.update(canonical.encode("utf-8"))
+    digest.update(b"\n")
+    digest.update(agent_id.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _cases(report: Mapping[str, Any], path: str | Path | None) -> list[_ReportCase]:
+    raw = report.get("cases")
+    if not isinstance(raw, list):
+        raise InputError("a report needs a 'cases' list", path=path, field="cases")
+    cases = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, Mapping):
+            raise InputError("a case must be an object", path=path, field=f"cases[{index}]")
+        try:
+            cases.append(_ReportCase.model_validate(item))
+        except ValidationError as exc:
+            inner = validation_error_to_input_error(exc, path=path, line=None)
+            raise InputError(
+                inner.message, path=path, field=f"cases[{index}].{inner.field}"
+            ) from exc
+    return cases
+
+
+def _eval_rigor(cases: list[_ReportCase], mapping: CategoryMapping) -> tuple[float, float] | None:
+    """Coverage and normalised entropy of the mapped categories present, or ``None``."""
+    known = sorted(c for c, d in mapping.categories.items() if d is not None)
+    counts = Counter(c.category for c in cases if mapping.categories.get(c.category) is not None)
+    if not known or not counts:
+        return None
+    coverage = len(counts) / len(known)
+    if len(known) == 1:
+        return coverage, 1.0  # one possible category: evenness is trivially complete
+    n = sum(counts.values())
+    entropy = -sum((k / n) * math.log(k / n) for k in counts.values())
+    return coverage, min(1.0, entropy / math.log(len(known)))
+
+
+def evidence_from_report(
+    report: Mapping[str, Any],
+    *,
+    agent_id: str,
+    observed_at: datetime,
+    mapping: CategoryMapping | None = None,
+    path: str | Path | None = None,
+) -> list[Evidence]:
+    """Turn a probe report's ``cases`` into evidence records about ``agent_id``.
+
+    Ids are ``report-<digest>-<dimension>-<eval|metric>`` where the digest covers the report
+    content and the agent, so sending the same report twice yields the same ids. A case whose
+    category the mapping does not name raises :class:`InputError` (map it to ``null`` to ignore it).
+    """
+    mapping = mapping or CategoryMapping()
+    if observed_at.tzinfo is None or observed_at.utcoffset() is None:
+        raise InputError("observed_at must be timezone-aware", field="observed_at")
+    cases = _cases(report, path)
+    for index, case in enumerate(cases):
+        if case.category not in mapping.categories:
+            raise InputError(
+                f"category '{case.category}' has no dimension in the mapping "
+                "(map it to a dimension, or to null to ignore it)",
+                path=path,
+                field=f"cases[{index}].category",
+            )
+    root = f"report-{report_digest(report, agent_id)[:24]}"
+    common: dict[str, Any] = {"agent_id": agent_id, "observed_at": observed_at}
+    evidence: list[Evidence] = []
+
+    judged: dict[Dimension, list[bool]] = defaultdict(list)
+    for case in cases:
+        dimension = mapping.categories[case.category]
+        if dimension is not None and case.passed is not None:
+            judged[dimension].append(case.passed)
+    for dimension in Dimension:
+        outcomes = judged.get(dimension)
+        if outcomes:
+            evidence.append(
+                EvalEvidence(
+                    id=f"{root}-{dimension.value}-eval",
+                    dimension=dimension,
+                    passed=sum(outcomes),
+                    total=len(outcomes),
+                    **common,
+                )
+            )
+
+    def operational(dimension: Dimension, metric: str, **fields: Any) -> None:
+        item_id = f"{root}-{dimension.value}-{metric}"
+        evidence.append(
+            OperationalEvidence(id=item_id, dimension=dimension, metric=metric, **fields, **common)
+        )
+
+    if mapping.reliability:
+        samples: dict[str, set[bool]] = defaultdict(set)
+        sample_counts: Counter[str] = Counter()
+        for case in cases:
+            if case.passed is not None:
+                samples[case.probe_id].add(case.passed)
+                sample_counts[case.probe_id] += 1
+        repeated = [probe for probe, n in sample_counts.items() if n >= 2]
+        if repeated:
+            consistent = sum(1 for probe in repeated if len(samples[probe]) == 1)
+            operational(
+                Dimension.RELIABILITY,
+                metric="consistent_groups",
+                value=consistent,
+                groups=len(repeated),
+            )
+    if mapping.harness_stability and cases:
+        errors = sum(1 for case in cases if case.error is not None)
+        operational(
+            Dimension.HARNESS_STABILITY, metric="harness_errors", value=errors, runs=len(cases)
+        )
+    if mapping.latency_baseline_ms is not None:
+        latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.error is None]
+        if latencies:
+            operational(
+                Dimension.LATENCY,
+                metric="latency_ms",
+                value=statistics.median(latencies),
+                baseline_ms=mapping.latency_baseline_ms,
+            )
+    if mapping.task_value_tokens is not None:
+        spent = [
+            c.input_tokens + c.output_tokens
+            for c in cases
+            if c.input_tokens is not None and c.output_tokens is not None
+        ]
+        if spent:
+            operational(
+                Dimension.COST_EFFICIENCY,
+                metric="tokens",
+                value=sum(spent) / len(spent),
+                task_value=mapping.task_value_tokens,
+            )
+    if mapping.eval_rigor:
+        rigor = _eval_rigor(cases, mapping)
+        if rigor is not None:
+            operational(Dimension.EVAL_RIGOR, metric="coverage", value=rigor[0], diversity=rigor[1])
+    return evidence

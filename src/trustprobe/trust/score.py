@@ -1,0 +1,139 @@
+"""The trust score and its explanation: exactly the JSON of ``trustprobe trust score --json``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from trustprobe.trust.dimensions import Dimension
+from trustprobe.trust.tiers import Tier
+
+INTERVAL_METHOD: Literal["agresti-coull"] = "agresti-coull"
+"""Name of the uncertainty method (docs/trust.md, "Uncertainty")."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DimensionScore(_Frozen):
+    """One dimension's line of the explanation."""
+
+    score: float | None
+    """Decayed 0–100 score, or ``None`` when the dimension has no evidence."""
+    raw_score: float | None
+    """The same combination before time decay."""
+    weight: float
+    """Weight in force for the dimension."""
+    effective_weight: float
+    """Weight renormalised over covered dimensions (0 when not covered)."""
+    contribution: float | None
+    """Composite points this dimension adds: ``10 × effective_weight × score``."""
+    evidence_count: int
+    """Evidence items behind the score."""
+    freshest_age_days: float | None
+    """Age in days of the newest item, at ``as_of``."""
+    low_confidence: bool
+    """Whether a jury behind the score had fewer verdicts than the trimming minimum."""
+    standard_error: float | None
+    """Standard error of the score (0–100 scale), used for the composite's interval."""
+
+
+class CoverageSummary(_Frozen):
+    """Which dimensions have evidence, against the requirement for tiers above bronze."""
+
+    covered: list[Dimension]
+    """Covered dimensions, in the seed's order."""
+    covered_count: int
+    """How many of the 16 are covered."""
+    total: int
+    """Number of dimensions (16)."""
+    required: list[Dimension]
+    """Dimensions that must be covered for a tier above the coverage cap."""
+    missing_required: list[Dimension]
+    """Required dimensions without evidence."""
+    min_covered: int
+    """Covered dimensions needed for a tier above the coverage cap."""
+    meets_requirement: bool
+    """Whether both parts of the requirement hold."""
+
+
+class SecurityGate(_Frozen):
+    """The security gate's decision."""
+
+    applied: bool
+    """Whether a covered security score fell below the threshold."""
+    threshold: float
+    """Security score below which the gate applies."""
+    cap: int
+    """Composite cap while the gate applies."""
+    max_tier: Tier
+    """Tier cap while the gate applies."""
+    security_score: float | None
+    """The decayed security score checked, or ``None`` when security is not covered."""
+    capped: bool
+    """Whether the gate lowered the composite."""
+    reason: str | None
+    """Why the gate applied, in words."""
+
+
+class ScoreInterval(_Frozen):
+    """Uncertainty of the composite: ``composite ± z × standard_error``, on the 0–1000 scale."""
+
+    low: int
+    """Lower bound (after the security cap, clipped to 0)."""
+    high: int
+    """Upper bound (after the security cap, clipped to 1000)."""
+    standard_error: float
+    """Standard error of the unrounded composite."""
+    z: float
+    """Normal quantile used."""
+    method: Literal["agresti-coull"] = INTERVAL_METHOD
+    """How the standard error is estimated (docs/trust.md)."""
+
+
+class TierMargin(_Frozen):
+    """How far the composite is from losing or gaining a tier."""
+
+    points_above_floor: int | None
+    """Composite points that can be lost before the tier drops; ``None`` when unrated."""
+    next_tier: Tier | None
+    """The tier above, when points alone can reach it."""
+    points_to_next: int | None
+    """Composite points needed for ``next_tier``; ``None`` when a gate or requirement blocks it."""
+
+
+class TrustScore(_Frozen):
+    """An agent's composite trust score, tier and the explanation a reviewer can audit."""
+
+    agent_id: str
+    """The agent scored."""
+    as_of: AwareDatetime
+    """The moment the score describes: decay is measured to it, later evidence is ignored."""
+    composite: int | None = Field(ge=0, le=1000)
+    """0–1000 composite after the security gate, or ``None`` when nothing is covered."""
+    composite_unrounded: float | None
+    """``10 × weighted mean`` before rounding and before the security gate."""
+    tier: Tier
+    """Certification tier."""
+    tier_margin: TierMargin
+    """Distance to the tier's floor and to the next tier."""
+    interval: ScoreInterval | None
+    """Uncertainty of the composite, or ``None`` when nothing is covered."""
+    dimensions: dict[Dimension, DimensionScore]
+    """Every dimension's line, in the seed's order."""
+    coverage: CoverageSummary
+    """Coverage against the tier requirement."""
+    security_gate: SecurityGate
+    """The security gate's decision."""
+    weights_source: Literal["base", "override"]
+    """Which weights were in force."""
+    weights: dict[Dimension, float]
+    """The weights in force."""
+    reasons: list[str]
+    """Every gate, requirement or input rule that changed the outcome, and why."""
+    evidence_count: int
+    """Evidence items used (after de-duplication and the ``as_of`` cut)."""
+    ignored_future_count: int
+    """Items observed after ``as_of`` and therefore ignored."""

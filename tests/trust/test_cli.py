@@ -1,0 +1,140 @@
+"""``trustprobe trust score`` and ``trustprobe trust evidence`` through the real command."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.trust.evidence_factory import everywhere, jury
+from typer.testing import CliRunner
+
+from trustprobe.cli.main import app, main
+from trustprobe.trust import Dimension, evidence_canonical_json, load_evidence
+
+REPORT_PATH = Path(__file__).parent / "data" / "report_small.json"
+AS_OF = "2025-06-01T12:00:00Z"
+runner = CliRunner()
+
+
+def write_evidence(path: Path, items: list) -> Path:
+    path.write_text("".join(evidence_canonical_json(e) + "\n" for e in items), encoding="utf-8")
+    return path
+
+
+def test_score_json_has_the_documented_fields(tmp_path: Path) -> None:
+    items = [e for e in everywhere(80.0) if e.dimension is not Dimension.SECURITY]
+    items.append(jury(Dimension.SECURITY, [10, 50, 55, 58, 90]))  # → 55: the gate applies
+    path = write_evidence(tmp_path / "e.jsonl", items)
+    result = runner.invoke(
+        app,
+        [
+            "trust",
+            "score",
+            "--evidence",
+            str(path),
+            "--agent",
+            "agent-a",
+            "--as-of",
+            AS_OF,
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["agent_id"] == "agent-a"
+    assert data["composite"] == 599  # uncapped 10 × (0.93 × 80 + 0.07 × 55) = 782.5
+    assert data["tier"] == "bronze"
+    assert data["security_gate"]["applied"] is True
+    assert data["weights_source"] == "base"
+    assert data["coverage"]["covered_count"] == 16
+    assert data["dimensions"]["security"]["score"] == 55.0
+    assert data["dimensions"]["accuracy"]["evidence_count"] == 1
+    assert data["as_of"] == "2025-06-01T12:00:00Z"
+    assert any("security gate" in r for r in data["reasons"])
+
+
+def test_score_table_explains_each_dimension(tmp_path: Path) -> None:
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(80.0)[:3])
+    result = runner.invoke(
+        app, ["trust", "score", "--evidence", str(path), "--agent", "agent-a", "--as-of", AS_OF]
+    )
+    assert result.exit_code == 0, result.output
+    assert "accuracy" in result.output and "teamwork" in result.output
+    # 3 of 16 covered at 80: composite 800 (gold by points), held at bronze by coverage.
+    assert "composite: 800" in result.output
+    assert "tier held at bronze" in result.output
+
+
+def test_score_with_weight_override(tmp_path: Path) -> None:
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0))
+    override = tmp_path / "w.json"
+    override.write_text(json.dumps({"accuracy": 0.15, "reliability": 0.06}), encoding="utf-8")
+    args = ["trust", "score", "-e", str(path), "-a", "agent-a", "--as-of", AS_OF, "--json"]
+    result = runner.invoke(app, [*args, "--weights-override", str(override)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["weights_source"] == "override"
+    assert data["weights"]["accuracy"] == 0.15
+
+
+def test_as_of_must_carry_a_timezone(tmp_path: Path) -> None:
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0))
+    args = ["trust", "score", "-e", str(path), "-a", "agent-a", "--as-of", "2025-06-01T12:00:00"]
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert "timezone" in str(result.exception)
+
+
+def test_bad_evidence_line_exits_2_naming_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:2])
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "x", "agent_id": "agent-a", "dimension": "accuracy"}\n')
+    # The console script's own entry point, which maps InputError to exit code 2.
+    monkeypatch.setattr(sys, "argv", ["trustprobe", "trust", "score", "-e", str(path), "-a", "x"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    stderr = "".join(capsys.readouterr().err.split())  # rich may wrap the long temp path
+    assert f"{path}:3:field'kind'" in stderr
+
+
+def test_evidence_from_report_to_stdout_and_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["trust", "evidence", str(REPORT_PATH), "--agent", "agent-r"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 7  # security, safety, runtimeCompliance, scopeHonesty + 3 operational
+    output = tmp_path / "out" / "e.jsonl"
+    again = runner.invoke(
+        app, ["trust", "evidence", str(REPORT_PATH), "-a", "agent-r", "--output", str(output)]
+    )
+    assert again.exit_code == 0, again.output
+    assert output.read_text(encoding="utf-8").splitlines() == lines  # same ids, same content
+    loaded = load_evidence(output)
+    assert {e.observed_at.isoformat() for e in loaded} == {"2025-05-20T08:30:00+00:00"}
+    scored = runner.invoke(
+        app, ["trust", "score", "-e", str(output), "-a", "agent-r", "--as-of", AS_OF, "--json"]
+    )
+    assert json.loads(scored.output)["composite"] is not None
+
+
+def test_evidence_with_mapping_and_observed_at(tmp_path: Path) -> None:
+    mapping = tmp_path / "m.json"
+    mapping.write_text(json.dumps({"latency_baseline_ms": 500}), encoding="utf-8")
+    args = ["trust", "evidence", str(REPORT_PATH), "-a", "r", "--mapping", str(mapping)]
+    result = runner.invoke(app, [*args, "--observed-at", "2025-05-30T00:00:00+02:00"])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.output.splitlines()]
+    assert {r["observed_at"] for r in records} == {"2025-05-29T22:00:00Z"}
+    assert "latency" in {r["dimension"] for r in records}
+
+
+def test_evidence_needs_a_time(tmp_path: Path) -> None:
+    report = json.loads(REPORT_PATH.read_text(encoding="utf-8"))
+    del report["provenance"]["created_at"]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    result = runner.invoke(app, ["trust", "evidence", str(path), "-a", "r"])
+    assert result.exit_code != 0
+    assert "--observed-at" in str(result.exception)
