@@ -1,0 +1,79 @@
+"""Wilson score intervals against published reference values."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trustprobe.metrics import ConfidenceInterval, wilson_interval
+
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion: comparison of
+# seven methods", Statistics in Medicine 17:857-872, Table I, method 3 (Wilson score, no
+# continuity correction), 95%: published to four decimals.
+NEWCOMBE = [
+    pytest.param(81, 263, 0.2553, 0.3662, id="81-of-263"),
+    pytest.param(15, 148, 0.0624, 0.1605, id="15-of-148"),
+    pytest.param(0, 20, 0.0, 0.1611, id="0-of-20"),
+    pytest.param(1, 29, 0.0061, 0.1718, id="1-of-29"),
+]
+
+
+@pytest.mark.parametrize(("k", "n", "lower", "upper"), NEWCOMBE)
+def test_matches_newcombe_reference(k: int, n: int, lower: float, upper: float) -> None:
+    ci = wilson_interval(k, n)
+    assert ci is not None
+    assert ci.lower == pytest.approx(lower, abs=5e-5)
+    assert ci.upper == pytest.approx(upper, abs=5e-5)
+    assert ci.confidence == 0.95
+
+
+def test_three_of_four_is_much_wider_than_three_hundred_of_four_hundred() -> None:
+    small, large = wilson_interval(3, 4), wilson_interval(300, 400)
+    assert small is not None and large is not None
+    # Both rates are 0.75; z = 1.959964, centre (k + z²/2)/(n + z²), half-width below.
+    # 3/4: centre (3 + 1.92073)/(4 + 3.84146) = 0.62754; half 0.32687 → [0.3006, 0.9544]
+    assert (small.lower, small.upper) == pytest.approx((0.3006, 0.9544), abs=1e-4)
+    # 300/400: centre 301.92073/403.84146 = 0.74762; half 0.04230 → [0.7053, 0.7899]
+    assert (large.lower, large.upper) == pytest.approx((0.7053, 0.7899), abs=1e-4)
+
+
+def test_all_successes_reach_one_exactly() -> None:
+    ci = wilson_interval(29, 29)
+    assert ci is not None
+    assert ci.upper == 1.0
+    assert ci.lower == pytest.approx(0.8830, abs=1e-4)  # mirror of 0/29: 1 − 0.1170
+
+
+def test_no_trials_is_no_evidence() -> None:
+    assert wilson_interval(0, 0) is None
+
+
+def test_other_confidence_level_is_recorded_and_narrower() -> None:
+    ninety = wilson_interval(81, 263, confidence=0.90)
+    ninety_five = wilson_interval(81, 263)
+    assert ninety is not None and ninety_five is not None
+    assert ninety.confidence == 0.90
+    assert ninety_five.lower < ninety.lower < ninety.upper < ninety_five.upper
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "confidence"),
+    [(-1, 5, 0.95), (6, 5, 0.95), (1, 5, 0.0), (1, 5, 1.0)],
+    ids=["negative-successes", "more-successes-than-trials", "confidence-0", "confidence-1"],
+)
+def test_rejects_impossible_arguments(k: int, n: int, confidence: float) -> None:
+    with pytest.raises(ValueError, match=r"successes|confidence"):
+        wilson_interval(k, n, confidence=confidence)
+
+
+@given(
+    st.integers(min_value=1, max_value=5000).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.just(n))
+    )
+)
+def test_interval_is_within_unit_range_and_contains_the_rate(kn: tuple[int, int]) -> None:
+    k, n = kn
+    ci = wilson_interval(k, n)
+    assert isinstance(ci, ConfidenceInterval)
+    assert 0.0 <= ci.lower <= k / n <= ci.upper <= 1.0
