@@ -116,3 +116,10 @@ def test_refusal_required_explicit_wins(tmp_path: Path) -> None:
 def test_unreadable_file() -> None:
     with pytest.raises(InputError, match="cannot read file"):
         load_probe_file("/nonexistent/probes.jsonl")
+
+
+def test_signal_the_engine_cannot_run_is_rejected(tmp_path: Path) -> None:
+    broken = {**VALID, "signals": {"unsafe": ["ok", "(a)\\1"]}}  # a backreference
+    with pytest.raises(InputError, match="linear-time engine cannot run") as info:
+        load_probe_file(write_jsonl(tmp_path / "p.jsonl", broken))
+    assert (info.value.line, info.value.field) == (1, "signals.unsafe[1]")

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from trustprobe.detectors.matching import engine_rejection
 from trustprobe.errors import InputError
 from trustprobe.formats import read_jsonl, validation_error_to_input_error
 from trustprobe.probes.models import Probe
@@ -61,10 +62,21 @@ def load_probe_file(path: str | Path) -> list[Probe]:
         if not isinstance(item, dict):
             raise InputError("each probe must be an object", path=source, line=line)
         try:
-            probes.append(Probe.model_validate(item))
+            probe = Probe.model_validate(item)
         except ValidationError as exc:
             raise validation_error_to_input_error(exc, path=source, line=line) from exc
+        _check_signals(probe, source, line)
+        probes.append(probe)
     return probes
+
+
+def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
+    """Reject a signal pattern the linear-time engine cannot run, naming it precisely."""
+    for kind in ("unsafe", "safe"):
+        for index, pattern in enumerate(getattr(probe.signals, kind)):
+            reason = engine_rejection(pattern)
+            if reason is not None:
+                raise InputError(reason, path=path, line=line, field=f"signals.{kind}[{index}]")
 
 
 def _catalog_files() -> list[Path]:

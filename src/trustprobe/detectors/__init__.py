@@ -1,0 +1,27 @@
+"""Detectors: rule packs as data, a linear-time (RE2) matcher, and refusal detection."""
+
+from trustprobe.detectors.detector import Analysis, Detector
+from trustprobe.detectors.matching import PatternSet
+from trustprobe.detectors.refusal import RefusalDetector, RefusalResult
+from trustprobe.detectors.rules import (
+    Rule,
+    RuleExamples,
+    RuleKind,
+    RulePack,
+    builtin_rule_packs,
+    load_rule_pack,
+)
+
+__all__ = [
+    "Analysis",
+    "Detector",
+    "PatternSet",
+    "RefusalDetector",
+    "RefusalResult",
+    "Rule",
+    "RuleExamples",
+    "RuleKind",
+    "RulePack",
+    "builtin_rule_packs",
+    "load_rule_pack",
+]

@@ -1,0 +1,109 @@
+"""PatternSet: one RE2 pass for many patterns, safe on hostile and huge input."""
+
+from __future__ import annotations
+
+import pytest
+import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trustprobe.detectors import Detector, PatternSet
+from trustprobe.detectors.matching import encode_text
+from trustprobe.errors import InputError
+
+PATTERNS = ["zz-canary-[0-9]+", r"\bsecret\b", "(a+)+$", "ünïcödé", r"^\s*no\s*$"]
+
+
+def test_search_reports_indices_in_order() -> None:
+    patterns = PatternSet(PATTERNS)
+    assert len(patterns) == 5
+    assert patterns.search("A SECRET: ZZ-Canary-12") == [0, 1]
+    assert patterns.search("nothing to see") == []
+    assert patterns.search("ÜNÏCÖDÉ text") == [3]  # case-insensitive beyond ASCII
+    assert patterns.search("  No  ") == [4]
+    assert patterns.search(b"raw bytes: secret") == [1]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        pytest.param(r"(a)\1", "invalid escape sequence", id="backreference"),
+        pytest.param("foo(?=bar)", "invalid perl operator", id="lookahead"),
+        pytest.param("(?<!x)y", "invalid perl operator", id="lookbehind"),
+        pytest.param("[unclosed", "missing ]", id="syntax"),
+    ],
+)
+def test_patterns_re2_cannot_run_are_rejected(pattern: str, reason: str) -> None:
+    with pytest.raises(InputError) as info:
+        PatternSet(["fine", pattern])
+    assert info.value.field == "patterns[1]"
+    assert "the linear-time engine cannot run this pattern" in info.value.message
+    assert reason in info.value.message
+
+
+def test_backtracking_bomb_runs_in_linear_time() -> None:
+    # (a+)+$ against a long run of a's with a trailing b takes exponential time in a
+    # backtracking engine; RE2 answers in one linear pass (pytest's timeout guards the claim).
+    patterns = PatternSet(["(a+)+$", "(x|x)*y", "(.*a){20}"])
+    assert patterns.search("a" * 100_000 + "b") == [2]
+    assert patterns.search("x" * 100_000) == []
+
+
+def test_megabyte_response_with_matches_at_both_ends() -> None:
+    patterns = PatternSet(["^begin-marker", "end-marker$", "middle"])
+    text = "begin-marker " + "lorem ipsum dolor sit amet " * 200_000 + " end-marker"
+    assert len(text) > 5_000_000
+    assert patterns.search(text) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("emoji 🙂 and secret", id="emoji"),
+        pytest.param("مرحبا secret שלום", id="right-to-left"),
+        pytest.param("e\u0301 secret \u200b", id="combining-and-zero-width"),
+        pytest.param("lone surrogate \ud800 secret", id="lone-surrogate"),
+        pytest.param("nul \x00 byte secret", id="nul"),
+    ],
+)
+def test_arbitrary_unicode_is_safe(text: str) -> None:
+    assert PatternSet(PATTERNS).search(text) == [1]
+
+
+def test_detector_handles_a_huge_response(detector: Detector) -> None:
+    text = "I cannot provide that. " + "Here is some filler text. " * 200_000 + "sk-" + "a" * 40
+    analysis = detector.analyze(text, "secret_exfiltration")
+    assert [r.id for r in analysis.unsafe] == ["unsafe.secret.openai_style_key"]
+    assert analysis.refusal.refused
+
+
+def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
+    # When RE2's set DFA exhausts its budget it returns no match at all, not even the
+    # always-matching sentinel. Reproduce that answer with a real RE2 set that lacks the
+    # sentinel: the empty answer must be treated as a failure and each pattern searched alone.
+    patterns = PatternSet(PATTERNS)
+    options = re2.Options()
+    options.case_sensitive = False
+    without_sentinel = re2.Set.SearchSet(options)
+    for pattern in PATTERNS:
+        without_sentinel.Add(pattern)
+    without_sentinel.Compile()
+    working = patterns._set
+    patterns._set = without_sentinel
+    assert patterns.search("nothing here") == []
+    assert patterns.search("a secret, zz-canary-9") == [0, 1]
+    assert patterns.fallbacks == 2
+    patterns._set = working
+    assert patterns.search("a secret, zz-canary-9") == [0, 1]
+    assert patterns.fallbacks == 2  # a complete answer needs no fallback
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list("ab zZ-canry0123456789SECRETsecret\nüÜ")), max_size=200
+    )
+)
+def test_one_pass_equals_pattern_by_pattern(text: str) -> None:
+    patterns = PatternSet(PATTERNS)
+    assert patterns.search(text) == patterns.search_each(encode_text(text))
