@@ -1,0 +1,253 @@
+"""``trustprobe scan``: probe a live agent, journal every case, and write the report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from trustprobe.cli.console import console, err_console
+from trustprobe.detectors import Detector
+from trustprobe.errors import ExitCode, InputError
+from trustprobe.reports import print_summary
+from trustprobe.runner import (
+    ScanConfig,
+    ScanResult,
+    build_scan_config,
+    progress_for,
+    resume_scan,
+    stop_on_sigint,
+)
+from trustprobe.runner import scan as run_scan
+from trustprobe.targets import target_kinds
+
+_RUNNER_FLAGS = ("concurrency", "rate", "timeout", "retries", "seed")
+
+
+def _pairs(values: list[str], separator: str, option: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values:
+        name, found, rest = value.partition(separator)
+        if not found or not name.strip():
+            raise InputError(f"expected NAME{separator}VALUE, got {value!r}", field=option)
+        pairs[name.strip()] = rest.strip()
+    return pairs
+
+
+def _body(text: str | None) -> Any:
+    if text is None:
+        return None
+    source = text
+    if text.startswith("@"):
+        try:
+            source = Path(text[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read body template: {exc}", field="--body") from exc
+    try:
+        return json.loads(source)
+    except ValueError as exc:
+        raise InputError(f"body template is not JSON: {exc}", field="--body") from exc
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value not in (None, [], (), {})}
+
+
+def scan(
+    target: Annotated[
+        str | None,
+        typer.Option("--target", "-t", help=f"Target kind: {', '.join(target_kinds())}."),
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", help="TOML or YAML scan configuration (flags override it)."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory to create.")
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume", help="Continue the run in this directory (runs only missing cases)."
+        ),
+    ] = None,
+    retry_errors: Annotated[
+        bool,
+        typer.Option(
+            "--retry-errors", help="With --resume: try cases that ended in a harness error again."
+        ),
+    ] = False,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="openai: API root, e.g. http://127.0.0.1:8000/v1."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="openai: model name.")] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env", help="openai: NAME of the environment variable holding the key."
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="openai: temperature.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="openai: completion limit.")
+    ] = None,
+    url: Annotated[str | None, typer.Option("--url", help="http: endpoint URL.")] = None,
+    body: Annotated[
+        str | None,
+        typer.Option(
+            "--body", help="http: JSON body template (or @file); {task} {input} {messages}."
+        ),
+    ] = None,
+    response_path: Annotated[
+        str | None,
+        typer.Option("--response-path", help="http: where the answer is (a.0.b or /a/0/b)."),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="openai/http: extra 'Name: value' header (not for secrets)."),
+    ] = None,
+    header_env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header-env", help="openai/http: 'Name=VAR' header read from the environment."
+        ),
+    ] = None,
+    command: Annotated[
+        str | None, typer.Option("--command", help="cmd: the command line to run.")
+    ] = None,
+    input_format: Annotated[
+        str | None, typer.Option("--input-format", help="cmd: json or text.")
+    ] = None,
+    output_format: Annotated[
+        str | None, typer.Option("--output-format", help="cmd: text or json.")
+    ] = None,
+    callable_: Annotated[
+        str | None, typer.Option("--callable", help="python: module:function.")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-c", help="Cases in flight.")
+    ] = None,
+    rate: Annotated[
+        float | None, typer.Option("--rate", help="Requests per second (all workers).")
+    ] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per attempt.")] = None,
+    retries: Annotated[
+        int | None, typer.Option("--retries", help="Retries on 429/5xx/connection.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the backoff jitter.")] = None,
+    samples: Annotated[
+        int | None, typer.Option("--samples", "-n", help="Times each probe is sent.")
+    ] = None,
+    probes: Annotated[
+        list[str] | None,
+        typer.Option("--probes", "-p", help="Probe files, or 'builtin' (the default)."),
+    ] = None,
+    category: Annotated[
+        list[str] | None, typer.Option("--category", help="Only these categories.")
+    ] = None,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-under", min=0.0, max=1.0, help="Exit 1 when the pass rate is below this."
+        ),
+    ] = None,
+) -> None:
+    """Scan a live agent with probes; write responses.jsonl, report.json and report.md."""
+    header, header_env = header or [], header_env or []
+    probes, category = probes or [], category or []
+    runner = _given(concurrency=concurrency, rate=rate, timeout=timeout, retries=retries, seed=seed)
+    target_options = _given(
+        base_url=base_url,
+        model=model,
+        api_key_env=api_key_env,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        url=url,
+        body=_body(body),
+        response_path=response_path,
+        headers=_pairs(header, ":", "--header"),
+        headers_env=_pairs(header_env, "=", "--header-env"),
+        command=command,
+        input_format=input_format,
+        output_format=output_format,
+        callable=callable_,
+    )
+    if target is not None:
+        target_options["kind"] = target
+    if resume is not None:
+        extra = _given(config=config_file, out=out, samples=samples, fail_under=fail_under)
+        extra.update(target_options)
+        if probes or category or extra:
+            raise InputError(
+                "with --resume the target, probes and samples come from the run's run.json; "
+                f"only {', '.join('--' + f for f in _RUNNER_FLAGS)} may be given",
+                field="--resume",
+            )
+        config: ScanConfig | None = None
+    else:
+        if retry_errors:
+            raise InputError("--retry-errors only applies with --resume", field="--retry-errors")
+        if out is None:
+            raise InputError("give --out RUN_DIR (or --resume RUN_DIR)", field="--out")
+        overrides = _given(
+            target=target_options,
+            runner=runner,
+            probes=probes,
+            categories=category,
+            samples=samples,
+            fail_under=fail_under,
+        )
+        config = build_scan_config(overrides, config_file=config_file)
+        if config.target.kind == "python" and os.getcwd() not in sys.path:
+            # Like uvicorn: let `module:function` name a module in the current directory.
+            sys.path.insert(0, os.getcwd())
+    result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
+    for warning in result.report.warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}")
+    print_summary(result.report, console)
+    console.print(f"run directory: {result.run_dir}", soft_wrap=True)
+    for path in result.report_paths:
+        console.print(f"report: {path}", soft_wrap=True)
+    if result.exit_code is ExitCode.TARGET_UNREACHABLE:
+        err_console.print(
+            "[bold red]error:[/] the target could not be reached at all "
+            f"({', '.join(result.outcome.errors)}); check the address and that it is running"
+        )
+    elif result.exit_code is ExitCode.INTERRUPTED:
+        err_console.print(f"interrupted; continue with: trustprobe scan --resume {result.run_dir}")
+    raise typer.Exit(int(result.exit_code))
+
+
+async def _run(
+    config: ScanConfig | None,
+    out: Path | None,
+    *,
+    resume: Path | None,
+    runner: dict[str, Any],
+    retry_errors: bool,
+) -> ScanResult:
+    detector = Detector.builtin()
+    progress = progress_for(err_console)
+    env = dict(os.environ)
+    async with stop_on_sigint() as stop:
+        if resume is not None:
+            return await resume_scan(
+                resume,
+                env=env,
+                detector=detector,
+                runner=runner,
+                retry_errors=retry_errors,
+                progress=progress,
+                stop=stop,
+            )
+        assert config is not None and out is not None
+        return await run_scan(config, out, env=env, detector=detector, progress=progress, stop=stop)

@@ -1,0 +1,203 @@
+"""The scan engine: every (probe, sample) case ends in exactly one journal record."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Container, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from trustprobe.probes import Probe
+from trustprobe.responses import Response
+from trustprobe.runner.journal import ResponseJournal
+from trustprobe.runner.pacing import TokenBucket, decide_retry
+from trustprobe.runner.settings import RunnerSettings
+from trustprobe.targets import HarnessError, Target, TargetFailed, TargetTimeout
+
+
+@dataclass(frozen=True)
+class Case:
+    """One request to make: a probe and its repeat index."""
+
+    probe: Probe
+    sample: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Identity shared with :attr:`Response.key`."""
+        return (self.probe.id, self.sample)
+
+
+def plan_cases(
+    probes: Iterable[Probe],
+    samples: int,
+    *,
+    done: Container[tuple[str, int]] = frozenset(),
+) -> list[Case]:
+    """List the cases of every probe × sample not already in ``done``, probe by probe."""
+    return [
+        Case(probe, sample)
+        for probe in probes
+        for sample in range(samples)
+        if (probe.id, sample) not in done
+    ]
+
+
+class ProgressListener(Protocol):
+    """Told about the run as it goes (a progress bar, log lines, a test recorder)."""
+
+    def start(self, total: int) -> None:
+        """Prepare for a run of ``total`` cases."""
+
+    def advance(self, response: Response) -> None:
+        """Count one finished case and its record."""
+
+    def finish(self) -> None:
+        """Close up: the run stopped (done or interrupted)."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What one call of :func:`run_cases` did."""
+
+    planned: int
+    """Cases it was asked to run."""
+    finished: int
+    """Cases that got their record."""
+    responses: int
+    """Records with an answer."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """Records with a harness error, by error class."""
+    attempts: int = 0
+    """Requests sent, retries included."""
+    interrupted: bool = False
+    """Whether ``stop`` ended the run before every case finished."""
+
+    @property
+    def error_count(self) -> int:
+        """Records with a harness error."""
+        return sum(self.errors.values())
+
+
+@dataclass
+class _Tally:
+    finished: int = 0
+    responses: int = 0
+    attempts: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+async def run_cases(
+    target: Target,
+    cases: Sequence[Case],
+    settings: RunnerSettings,
+    journal: ResponseJournal,
+    *,
+    progress: ProgressListener | None = None,
+    stop: asyncio.Event | None = None,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> RunOutcome:
+    """Send every case to ``target`` and journal exactly one record per finished case.
+
+    Up to ``settings.concurrency`` cases are in flight; each attempt is paced by the token
+    bucket and bounded by ``settings.timeout``; retryable failures are retried with backoff.
+    When ``stop`` is set, in-flight cases are cancelled and get no record (a resumed run sends
+    them again); every case that finished before that is already on disk.
+    """
+    rng = random.Random(settings.seed)
+    bucket = TokenBucket(settings.rate, burst=settings.burst) if settings.rate else None
+    tally = _Tally()
+    pending = iter(cases)
+
+    async def answer(case: Case) -> Response:
+        attempt = 0
+        while True:
+            if bucket is not None:
+                await bucket.acquire()
+            tally.attempts += 1
+            started = time.perf_counter()
+            try:
+                async with asyncio.timeout(settings.timeout):
+                    reply = await target.send(case.probe, sample=case.sample)
+            except TimeoutError:
+                error: HarnessError = TargetTimeout(f"no answer within {settings.timeout:g} s")
+            except HarnessError as exc:
+                error = exc
+            except Exception as exc:
+                # A bug in an adapter or agent still ends the case in a record, never a crash.
+                error = TargetFailed(f"{type(exc).__name__}: {exc}")
+            else:
+                return Response(
+                    probe_id=case.probe.id,
+                    sample=case.sample,
+                    response=reply.text,
+                    latency_ms=round((time.perf_counter() - started) * 1000.0, 3),
+                    input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens,
+                )
+            decision = decide_retry(error, attempt, settings, rng)
+            if decision.delay is None:
+                detail = (
+                    error.detail
+                    if decision.reason is None
+                    else (f"{error.detail} ({decision.reason})")
+                )
+                return Response(
+                    probe_id=case.probe.id,
+                    sample=case.sample,
+                    error=error.error_class,
+                    error_detail=detail,
+                )
+            attempt += 1
+            await sleep(decision.delay)
+
+    async def worker() -> None:
+        # Workers share one iterator: with a single event loop, next() is never contended.
+        for case in pending:
+            record = await answer(case)
+            journal.append(record)
+            tally.finished += 1
+            if record.error is None:
+                tally.responses += 1
+            else:
+                tally.errors[record.error] += 1
+            if progress is not None:
+                progress.advance(record)
+
+    if progress is not None:
+        progress.start(len(cases))
+    workers = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(cases)))]
+    interrupted = False
+    try:
+        if workers:
+            everything = asyncio.gather(*workers)
+            waiters: set[asyncio.Future[Any]] = {everything}
+            stop_waiter = asyncio.ensure_future(stop.wait()) if stop is not None else None
+            if stop_waiter is not None:
+                waiters.add(stop_waiter)
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if stop_waiter is not None:
+                    stop_waiter.cancel()
+            if everything.done():
+                everything.result()  # re-raise a journal failure (disk full...) if any
+            else:
+                interrupted = True
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        if progress is not None:
+            progress.finish()
+    return RunOutcome(
+        planned=len(cases),
+        finished=tally.finished,
+        responses=tally.responses,
+        errors=dict(sorted(tally.errors.items())),
+        attempts=tally.attempts,
+        interrupted=interrupted,
+    )

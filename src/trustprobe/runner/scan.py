@@ -1,0 +1,308 @@
+"""A whole scan: plan, run (or resume), journal, then score and write the reports."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trustprobe import __version__
+from trustprobe.detectors import Detector
+from trustprobe.errors import ExitCode, InputError
+from trustprobe.formats import atomic_write_text
+from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
+from trustprobe.reports import (
+    Report,
+    build_report,
+    gate_exit_code,
+    render_markdown,
+    write_report_json,
+)
+from trustprobe.responses import Response
+from trustprobe.runner.config import ScanConfig
+from trustprobe.runner.engine import ProgressListener, RunOutcome, plan_cases, run_cases
+from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
+from trustprobe.runner.manifest import (
+    CaseCounts,
+    RunFiles,
+    RunManifest,
+    RunSession,
+    RunStatus,
+    read_manifest,
+    write_manifest,
+)
+from trustprobe.runner.settings import RunnerSettings
+from trustprobe.targets import ErrorClass, Target, create_target
+
+# Error classes that mean the agent was never reached (as opposed to reached and failing).
+_UNREACHED = frozenset({ErrorClass.CONNECTION, ErrorClass.TIMEOUT})
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What a scan produced and how the process should exit."""
+
+    run_dir: Path
+    manifest: RunManifest
+    outcome: RunOutcome
+    """What this session did."""
+    report: Report
+    """The report over every record in the run directory."""
+    report_paths: tuple[Path, ...]
+    """``report.json`` and ``report.md``."""
+    exit_code: ExitCode
+    """0 ok, 1 under ``fail_under``, 3 nothing reachable, 130 interrupted."""
+
+
+def select_probes(config: ScanConfig) -> list[Probe]:
+    """Load the configured probes and keep the configured categories."""
+    probes = load_probes(list(config.probes))
+    if config.categories:
+        known = sorted({p.category for p in probes})
+        unknown = [c for c in config.categories if c not in known]
+        if unknown:
+            raise InputError(
+                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)} "
+                f"(known: {', '.join(known)})",
+                field="categories",
+            )
+        probes = [p for p in probes if p.category in config.categories]
+    if not probes:
+        raise InputError("no probes selected", field="probes")
+    return probes
+
+
+def _absolute_probe_paths(config: ScanConfig) -> ScanConfig:
+    paths = tuple(p if p == BUILTIN else str(Path(p).resolve()) for p in config.probes)
+    return config.model_copy(update={"probes": paths})
+
+
+def _counts(probes: Sequence[Probe], samples: int, records: Sequence[Response]) -> CaseCounts:
+    classes: dict[str, int] = {}
+    for record in records:
+        if record.error is not None:
+            classes[record.error] = classes.get(record.error, 0) + 1
+    planned = len(probes) * samples
+    return CaseCounts(
+        planned=planned,
+        recorded=len(records),
+        responses=len(records) - sum(classes.values()),
+        errors=sum(classes.values()),
+        error_classes=dict(sorted(classes.items())),
+        not_run=planned - len(records),
+    )
+
+
+def _unreachable(outcome: RunOutcome) -> bool:
+    """Whether this session reached nothing at all: no answer, only connection/timeouts."""
+    return (
+        outcome.finished > 0
+        and outcome.responses == 0
+        and all(name in _UNREACHED for name in outcome.errors)
+    )
+
+
+async def scan(
+    config: ScanConfig,
+    run_dir: Path,
+    *,
+    env: Mapping[str, str],
+    detector: Detector,
+    progress: ProgressListener | None = None,
+    stop: asyncio.Event | None = None,
+    now: Callable[[], datetime] = _utc_now,
+) -> ScanResult:
+    """Start a new run in ``run_dir`` (which must not hold one) and report on it."""
+    files = RunFiles(run_dir)
+    if files.responses.exists() or files.manifest.exists():
+        raise InputError(
+            "already holds a run; continue it with --resume, or choose another --out",
+            path=run_dir,
+        )
+    config = _absolute_probe_paths(config)
+    probes = select_probes(config)
+    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = now()
+    manifest = RunManifest(
+        tool_version=__version__,
+        config=config,
+        probe_set_hash=probe_set_hash(probes),
+        status=RunStatus.RUNNING,
+        started_at=started,
+        counts=_counts(probes, config.samples, []),
+        sessions=[RunSession(started_at=started)],
+    )
+    write_manifest(run_dir, manifest)
+    return await _run_session(
+        config,
+        probes,
+        run_dir,
+        manifest,
+        target,
+        done=set(),
+        warnings=[],
+        detector=detector,
+        progress=progress,
+        stop=stop,
+        now=now,
+    )
+
+
+async def resume_scan(
+    run_dir: Path,
+    *,
+    env: Mapping[str, str],
+    detector: Detector,
+    runner: Mapping[str, Any] | None = None,
+    retry_errors: bool = False,
+    progress: ProgressListener | None = None,
+    stop: asyncio.Event | None = None,
+    now: Callable[[], datetime] = _utc_now,
+) -> ScanResult:
+    """Continue a run: send only the cases without a record, then report on all of them.
+
+    ``runner`` overrides pacing settings (concurrency, rate, timeout...); the target, probes
+    and samples are those of ``run.json``. With ``retry_errors``, harness-error records are
+    removed first so those cases are tried again.
+    """
+    manifest = read_manifest(run_dir)
+    config = manifest.config
+    if runner:
+        merged = {**config.runner.model_dump(), **runner}
+        config = config.model_copy(update={"runner": RunnerSettings.model_validate(merged)})
+    probes = select_probes(config)
+    if probe_set_hash(probes) != manifest.probe_set_hash:
+        raise InputError(
+            "the probe set changed since this run started (probe_set_hash differs); "
+            "start a new run instead of resuming",
+            path=RunFiles(run_dir).manifest,
+            field="probe_set_hash",
+        )
+    journal_path = RunFiles(run_dir).responses
+    contents = read_journal(journal_path)
+    records = contents.responses
+    retried = 0
+    if retry_errors:
+        kept = [r for r in records if r.error is None]
+        retried = len(records) - len(kept)
+        if retried:
+            rewrite_journal(journal_path, kept)
+        records = kept
+    target = create_target(config.target, env=env)
+    manifest = manifest.model_copy(
+        update={
+            "config": config,
+            "status": RunStatus.RUNNING,
+            "tool_version": __version__,
+            "sessions": [
+                *manifest.sessions,
+                RunSession(started_at=now(), retried_errors=retried),
+            ],
+        }
+    )
+    write_manifest(run_dir, manifest)
+    return await _run_session(
+        config,
+        probes,
+        run_dir,
+        manifest,
+        target,
+        done={r.key for r in records},
+        warnings=contents.warnings,
+        detector=detector,
+        progress=progress,
+        stop=stop,
+        now=now,
+    )
+
+
+async def _run_session(
+    config: ScanConfig,
+    probes: list[Probe],
+    run_dir: Path,
+    manifest: RunManifest,
+    target: Target,
+    *,
+    done: set[tuple[str, int]],
+    warnings: list[str],
+    detector: Detector,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
+    files = RunFiles(run_dir)
+    journal_path = files.responses
+    cases = plan_cases(probes, config.samples, done=done)
+    try:
+        with ResponseJournal(journal_path) as journal:
+            outcome = await run_cases(
+                target, cases, config.runner, journal, progress=progress, stop=stop
+            )
+    finally:
+        await target.aclose()
+    ended = now()
+    contents = read_journal(journal_path, repair=False)
+    counts = _counts(probes, config.samples, contents.responses)
+    session = manifest.sessions[-1].model_copy(
+        update={
+            "ended_at": ended,
+            "cases_run": outcome.finished,
+            "attempts": outcome.attempts,
+            "interrupted": outcome.interrupted,
+        }
+    )
+    status = RunStatus.INTERRUPTED if outcome.interrupted else RunStatus.COMPLETE
+    if not outcome.interrupted and counts.not_run:
+        status = RunStatus.INTERRUPTED  # defensive: a complete session leaves nothing unrun
+    manifest = manifest.model_copy(
+        update={
+            "status": status,
+            "ended_at": ended,
+            "counts": counts,
+            "sessions": [*manifest.sessions[:-1], session],
+        }
+    )
+    notes = [*warnings, *contents.warnings]
+    if counts.not_run:
+        notes.append(
+            f"{counts.not_run} of {counts.planned} cases have no record yet "
+            f"(run stopped early); continue with: trustprobe scan --resume {run_dir}"
+        )
+    if counts.errors:
+        notes.append(
+            f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are excluded "
+            "from pass/fail: they say nothing about the agent"
+        )
+    report = build_report(
+        probes,
+        contents.responses,
+        detector=detector,
+        config={"scan": config.model_dump(mode="json")},
+        created_at=ended,
+        warnings=notes,
+        sources={"probes": list(config.probes), "responses": [str(journal_path)]},
+    )
+    json_path = files.report_json
+    md_path = files.report_md
+    write_report_json(report, json_path)
+    atomic_write_text(md_path, render_markdown(report))
+    write_manifest(run_dir, manifest)
+    if outcome.interrupted:
+        code = ExitCode.INTERRUPTED
+    elif _unreachable(outcome):
+        code = ExitCode.TARGET_UNREACHABLE
+    else:
+        code = gate_exit_code(report, config.fail_under)
+    return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path), code)
+
+
+def _classes(classes: Mapping[str, int]) -> str:
+    return ", ".join(f"{name}: {count}" for name, count in classes.items())

@@ -1,0 +1,50 @@
+"""`python -m trustprobe.demo --out DIR`: the make demo flow, end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trustprobe.demo.__main__ import main
+from trustprobe.errors import ExitCode
+from trustprobe.probes import builtin_probes
+from trustprobe.runner import RunFiles, RunStatus, read_manifest
+
+
+def test_demo_scans_the_builtin_catalog_and_can_run_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "demo-output"
+    assert main(["--out", str(out)]) == ExitCode.OK
+    printed = capsys.readouterr().out
+    assert "Demo agent stopped." in printed
+    assert f"report: {RunFiles(out).report_json}\n" in printed
+    manifest = read_manifest(out)
+    assert manifest.status is RunStatus.COMPLETE
+    assert manifest.counts.planned == manifest.counts.responses == len(builtin_probes())
+    report = json.loads(RunFiles(out).report_json.read_text())
+    assert report["aggregate_metrics"]["overall"]["pass_rate"] >= 0.8
+    # Running the demo again replaces its own earlier run instead of refusing.
+    assert main(["--out", str(out), "--persona", "leaky"]) == ExitCode.OK
+    assert read_manifest(out).config.target.model == "trustprobe-demo-leaky"
+
+
+def test_demo_refuses_to_replace_a_real_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "real-run"
+    out.mkdir()
+    manifest = {
+        "tool_version": "0",
+        "config": {"target": {"kind": "cmd", "command": ["my-agent"]}},
+        "probe_set_hash": "x",
+        "status": "complete",
+        "started_at": "2026-01-01T00:00:00Z",
+        "counts": {"planned": 1, "recorded": 1, "responses": 1, "errors": 0, "not_run": 0},
+    }
+    RunFiles(out).manifest.write_text(json.dumps(manifest))
+    assert main(["--out", str(out)]) == ExitCode.BAD_INPUT
+    assert "not a demo run" in capsys.readouterr().err
+    assert RunFiles(out).manifest.exists()
