@@ -15,7 +15,7 @@ from rich.markup import escape
 from trustprobe.cli.console import console, err_console
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.reports import print_summary
+from trustprobe.reports import print_summary, write_report_html
 from trustprobe.runner import (
     ScanConfig,
     ScanResult,
@@ -70,6 +70,9 @@ def scan(
     ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run directory to create.")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the self-contained HTML report.")
     ] = None,
     resume: Annotated[
         Path | None,
@@ -217,6 +220,9 @@ def scan(
     console.print(f"run directory: {result.run_dir}", soft_wrap=True)
     for path in result.report_paths:
         console.print(f"report: {path}", soft_wrap=True)
+    if html is not None:
+        write_report_html(result.report, html)
+        console.print(f"report: {html}", soft_wrap=True)
     if result.exit_code is ExitCode.TARGET_UNREACHABLE:
         err_console.print(
             "[bold red]error:[/] the target could not be reached at all "

@@ -12,7 +12,7 @@ from trustprobe.demo.flow import run_demo
 from trustprobe.demo.personas import Persona
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.reports import print_summary
+from trustprobe.reports import print_summary, write_report_html
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     console.print("Demo agent stopped.")
     print_summary(result.report, console)
     console.print(f"run directory: {result.run_dir}", soft_wrap=True)
-    for path in result.report_paths:
+    html_path = result.run_dir / "report.html"
+    write_report_html(result.report, html_path)
+    for path in (*result.report_paths, html_path):
         console.print(f"report: {path}", soft_wrap=True)
     if result.exit_code is ExitCode.INTERRUPTED:
         return int(ExitCode.INTERRUPTED)

@@ -1,11 +1,14 @@
-"""Reports: ``build_report`` and the JSON, Markdown and terminal renderings."""
+"""Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
 from trustprobe.reports.build import build_report
+from trustprobe.reports.html import HtmlLimits, render_report_html, write_report_html
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
+from trustprobe.reports.reading import read_report, read_report_pair
 from trustprobe.reports.render import print_summary, render_markdown
-from trustprobe.reports.writers import gate_exit_code, read_report, report_json, write_report_json
+from trustprobe.reports.writers import gate_exit_code, report_json, write_report_json
 
 __all__ = [
+    "HtmlLimits",
     "Provenance",
     "Report",
     "SCHEMA_VERSION",
@@ -13,7 +16,10 @@ __all__ = [
     "gate_exit_code",
     "print_summary",
     "read_report",
+    "read_report_pair",
     "render_markdown",
+    "render_report_html",
     "report_json",
+    "write_report_html",
     "write_report_json",
 ]

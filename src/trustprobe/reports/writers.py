@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from trustprobe.errors import ExitCode, InputError
-from trustprobe.formats import atomic_write_text, validation_error_to_input_error
+from trustprobe.errors import ExitCode
+from trustprobe.formats import atomic_write_text
 from trustprobe.reports.models import Report
 
 
@@ -19,18 +17,6 @@ def report_json(report: Report) -> str:
 def write_report_json(report: Report, path: str | Path) -> None:
     """Write ``report.json`` atomically: readers never see a half-written file."""
     atomic_write_text(path, report_json(report))
-
-
-def read_report(path: str | Path) -> Report:
-    """Load a report written by :func:`write_report_json`, validating it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read report: {exc}", path=path) from exc
-    try:
-        return Report.model_validate_json(text)
-    except ValidationError as exc:
-        raise validation_error_to_input_error(exc, path=path, line=None) from exc
 
 
 def gate_exit_code(report: Report, fail_under: float | None) -> ExitCode:

@@ -1,0 +1,121 @@
+"""``trustprobe score``: score recorded responses and write the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from trustprobe.cli.console import console, err_console
+from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
+from trustprobe.errors import ExitCode, InputError
+from trustprobe.formats import atomic_write_text
+from trustprobe.probes import Probe, load_probes
+from trustprobe.reports import (
+    Report,
+    build_report,
+    gate_exit_code,
+    print_summary,
+    render_markdown,
+    write_report_html,
+    write_report_json,
+)
+from trustprobe.responses import load_responses
+
+
+def score(
+    probes: list[str] = typer.Option(
+        ..., "--probes", "-p", help="Probe files, or 'builtin' for the catalog."
+    ),
+    responses: list[Path] = typer.Option(..., "--responses", "-r", help="responses.jsonl files."),
+    output: Path = typer.Option(..., "--output", "-o", help="Where to write the JSON report."),
+    markdown: Path | None = typer.Option(None, "--markdown", help="Also write a Markdown summary."),
+    html: Path | None = typer.Option(None, "--html", help="Also write the HTML report."),
+    rules: list[Path] = typer.Option(
+        [], "--rules", help="Extra rule packs (YAML), used with the built-in ones."
+    ),
+    fail_under: float | None = typer.Option(
+        None, "--fail-under", min=0.0, max=1.0, help="Exit 1 when the pass rate is below this."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed for the observability clustering."),
+    min_cases: int = typer.Option(
+        5, "--min-cases", min=1, help="Cases needed before observability is computed."
+    ),
+    engine: str | None = typer.Option(
+        None, "--engine", help="'dask' to score shards on a Dask cluster (trustprobe[dask])."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="With --engine dask: scheduler address, tcp://HOST:PORT."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="With --engine dask: local worker processes to start."
+    ),
+) -> None:
+    """Score recorded responses against probes and write the report."""
+    probe_list = load_probes(probes)
+    packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rules)]
+    if engine is not None:
+        report = _score_on_dask(
+            engine, probe_list, responses, packs, output, scheduler, workers, probes, rules,
+            min_cases, seed,
+        )  # fmt: skip
+    else:
+        loaded = load_responses(responses)
+        report = build_report(
+            probe_list,
+            loaded.responses,
+            detector=Detector.from_packs(packs),
+            warnings=loaded.warnings,
+            sources={
+                "probes": [str(p) for p in probes],
+                "responses": [str(r) for r in responses],
+                "rules": [str(r) for r in rules],
+            },
+            min_cases=min_cases,
+            seed=seed,
+        )
+        write_report_json(report, output)
+    if markdown is not None:
+        atomic_write_text(markdown, render_markdown(report))
+    if html is not None:
+        write_report_html(report, html)
+    for warning in report.warnings:
+        err_console.print(f"[yellow]warning:[/] {warning}")
+    print_summary(report, console)
+    for path in (output, markdown, html):
+        if path is not None:
+            console.print(f"report: {path}", soft_wrap=True)
+    raise typer.Exit(gate_exit_code(report, fail_under))
+
+
+def _score_on_dask(
+    engine: str,
+    probes: list[Probe],
+    responses: list[Path],
+    packs: list[RulePack],
+    output: Path,
+    scheduler: str | None,
+    workers: int | None,
+    probe_args: list[str],
+    rules: list[Path],
+    min_cases: int,
+    seed: int,
+) -> Report:
+    # Imported here: dask is an optional extra, and nothing else may pay for importing it.
+    try:
+        from trustprobe.distributed import DistributedRunError
+        from trustprobe.distributed.command import score_command
+    except ImportError as exc:
+        raise InputError(
+            f"--engine dask needs the optional extra: pip install 'trustprobe[dask]' ({exc})",
+            field="--engine",
+        ) from exc
+    try:
+        return score_command(
+            engine, probes, responses, packs, output=output, scheduler=scheduler,
+            workers=workers, probe_sources=probe_args, rule_sources=[str(r) for r in rules],
+            min_cases=min_cases, seed=seed, console=err_console,
+        )  # fmt: skip
+    except DistributedRunError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(ExitCode.TARGET_UNREACHABLE) from exc

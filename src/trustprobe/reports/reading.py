@@ -1,0 +1,82 @@
+"""Read ``report.json`` files back, with errors that name the file, line and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from trustprobe.errors import InputError
+from trustprobe.formats import validation_error_to_input_error
+from trustprobe.reports.models import SCHEMA_VERSION, Report
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
+    try:
+        data = json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise InputError("file is not valid UTF-8", path=path) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=exc.lineno
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, got {type(data).__name__}", path=path)
+    return data
+
+
+def _schema_version(data: dict[str, Any], path: Path) -> str:
+    version = data.get("schema_version")
+    if not isinstance(version, str):
+        raise InputError(
+            "required field is missing or not a string", path=path, field="schema_version"
+        )
+    return version
+
+
+def _validate(data: dict[str, Any], path: Path) -> Report:
+    version = _schema_version(data, path)
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"report schema version {version} is not supported (this trustprobe reads "
+            f"{SCHEMA_VERSION})",
+            path=path,
+            field="schema_version",
+        )
+    try:
+        return Report.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error_to_input_error(exc, path=path, line=None) from exc
+
+
+def read_report(path: str | Path) -> Report:
+    """Read and validate one ``report.json``.
+
+    Raises:
+        InputError: unreadable file, invalid JSON, an unsupported schema version or a field
+            that does not validate (named as a dotted path such as ``cases.3.passed``).
+    """
+    source = Path(path)
+    return _validate(_read_json(source), source)
+
+
+def read_report_pair(base: str | Path, new: str | Path) -> tuple[Report, Report]:
+    """Read two reports to compare; different schema versions are an error, checked first."""
+    base_path, new_path = Path(base), Path(new)
+    base_data, new_data = _read_json(base_path), _read_json(new_path)
+    base_version = _schema_version(base_data, base_path)
+    new_version = _schema_version(new_data, new_path)
+    if base_version != new_version:
+        raise InputError(
+            f"cannot compare reports of different schema versions: {base_path} is "
+            f"{base_version}, {new_path} is {new_version}",
+            path=new_path,
+            field="schema_version",
+        )
+    return _validate(base_data, base_path), _validate(new_data, new_path)

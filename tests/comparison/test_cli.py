@@ -1,0 +1,119 @@
+"""``trustprobe diff`` and ``trustprobe report`` through the console entry point: exit codes.
+
+The tests call the console script's function (``trustprobe.cli.main.main``) in-process with a
+real argv, so the exit codes are the ones a CI job sees; a subprocess per test would pay the
+package's import time again each time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tests.browser.sample_reports import sample_report
+
+from trustprobe.cli.main import main
+from trustprobe.probes import Probe
+from trustprobe.reports import write_report_json
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
+    def run(*args: str | Path) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["trustprobe", *map(str, args)])
+        monkeypatch.setenv("COLUMNS", "200")
+        with pytest.raises(SystemExit) as exited:
+            main()
+        captured = capsys.readouterr()
+        return int(exited.value.code or 0), captured.out, captured.err
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("runs")
+    refused = [f"v2-{i}" for i in range(26, 51)]  # contrast_homonyms: all refused in XSTest
+
+    def regress(probe: Probe, sample: int, text: str) -> str:
+        return "Sure, here is how to do it." if probe.id in refused[:10] else text
+
+    paths = {
+        "base": folder / "base.json",
+        "new": folder / "new.json",
+        "broken": folder / "broken.json",
+        "future": folder / "future.json",
+    }
+    base = sample_report(rows=100, hostile=True)
+    write_report_json(base, paths["base"])
+    write_report_json(sample_report(rows=100, hostile=True, rewrite=regress), paths["new"])
+    paths["broken"].write_text('{"schema_version": "1.0",\n "cases": [}\n', encoding="utf-8")
+    future = json.loads(paths["base"].read_text(encoding="utf-8"))
+    future["schema_version"] = "2.0"
+    paths["future"].write_text(json.dumps(future), encoding="utf-8")
+    return paths
+
+
+def test_diff_gates_a_regression_and_writes_every_output(
+    runs: dict[str, Path], cli: Cli, tmp_path: Path
+) -> None:
+    junit, html, out = tmp_path / "junit.xml", tmp_path / "diff.html", tmp_path / "diff.json"
+    code, stdout, err = cli(
+        "diff", runs["base"], runs["new"], "--junit", junit, "--html", html, "--json", out
+    )
+    assert code == 1, err
+    assert "REGRESSION" in stdout
+    # 10 newly failing, none fixed: p = 2 * (1/2)^10 = 0.001953.
+    assert "0.0020" in stdout
+    comparison = json.loads(out.read_text(encoding="utf-8"))
+    assert comparison["regression"] is True
+    assert comparison["overall"]["paired"]["regressed"] == 10
+    assert len(ET.parse(junit).getroot().findall("./testsuite/testcase")) == 106
+    assert 'data-regression="true"' in html.read_text(encoding="utf-8")
+
+
+def test_diff_passes_when_below_thresholds(runs: dict[str, Path], cli: Cli) -> None:
+    # Overall drop 10 / 106 = 0.094 < 0.1, and only the overall change may gate.
+    code, out, err = cli("diff", runs["base"], runs["new"], "--min-drop", "0.1", "--overall-only")
+    assert code == 0, out + err
+    assert "no meaningful regression" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(("broken", "new"), "broken.json:2: not valid JSON", id="invalid-json"),
+        pytest.param(("base", "future"), "different schema versions", id="schema-mismatch"),
+        pytest.param(("base", "missing"), "missing.json: cannot read file", id="missing-file"),
+    ],
+)
+def test_diff_bad_input_exits_2(
+    runs: dict[str, Path], cli: Cli, args: tuple[str, str], message: str
+) -> None:
+    paths = [runs.get(name, runs["base"].parent / f"{name}.json") for name in args]
+    code, _, err = cli("diff", *paths)
+    assert code == 2
+    assert message in " ".join(err.split())
+
+
+def test_diff_rejects_alpha_outside_the_open_interval(runs: dict[str, Path], cli: Cli) -> None:
+    code, _, err = cli("diff", runs["base"], runs["new"], "--alpha", "1")
+    assert code == 2
+    assert "strictly between 0 and 1" in err
+
+
+def test_report_command_writes_html(runs: dict[str, Path], cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    code, _, err = cli("report", runs["base"], "--html", out, "--max-scatter-points", "50")
+    assert code == 0, err
+    html = out.read_text(encoding="utf-8")
+    assert "Showing a seeded sample of 50 of 106 points." in html
+    code, _, err = cli("report", runs["future"], "--html", tmp_path / "x.html")
+    assert code == 2 and "schema version 2.0 is not supported" in " ".join(err.split())
+    assert not (tmp_path / "x.html").exists()
