@@ -1,48 +1,84 @@
-"""The ``trustprobe`` command: one module per command group, registered here."""
+"""The ``trustprobe`` command: one module per command group, loaded when it is invoked.
+
+Command modules import heavy libraries (scikit-learn, SQLAlchemy, FastAPI...). Loading each
+only when its command runs keeps ``trustprobe probes list`` or ``--version`` quick.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from trustprobe import __version__
-from trustprobe.cli import (
-    db_cmd,
-    demo_agent_cmd,
-    diff_cmd,
-    keys_cmd,
-    probes_cmd,
-    report_cmd,
-    reviews_cmd,
-    scan_cmd,
-    score_cmd,
-    serve_cmd,
-    trust_cmd,
-    trust_store_cmd,
-)
 from trustprobe.errors import ExitCode, InputError
+
+
+def _attribute(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(importlib.import_module(f"trustprobe.cli.{module}"), name)
+
+
+def _trust_group() -> typer.Typer:
+    """The engine's ``trust`` commands plus the store-backed ``record`` and ``history``."""
+    from trustprobe.cli import trust_cmd, trust_store_cmd
+
+    group = typer.Typer(help=trust_cmd.app.info.help, no_args_is_help=True)
+    group.registered_commands.extend(trust_cmd.app.registered_commands)
+    group.command("record")(trust_store_cmd.record)
+    group.command("history")(trust_store_cmd.history)
+    return group
+
+
+COMMANDS: dict[str, Callable[[], Any]] = {
+    "db": _attribute("db_cmd", "app"),
+    "demo-agent": _attribute("demo_agent_cmd", "demo_agent"),
+    "diff": _attribute("diff_cmd", "diff"),
+    "keys": _attribute("keys_cmd", "app"),
+    "probes": _attribute("probes_cmd", "app"),
+    "report": _attribute("report_cmd", "report"),
+    "reviews": _attribute("reviews_cmd", "app"),
+    "scan": _attribute("scan_cmd", "scan"),
+    "score": _attribute("score_cmd", "score"),
+    "serve": _attribute("serve_cmd", "serve"),
+    "trust": _trust_group,
+}
+"""Command name → loader of its Typer group or command function."""
+
+
+class _LazyGroup(TyperGroup):
+    """A root group that imports a command's module only when that command is used."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None or cmd_name not in COMMANDS:
+            return command
+        loaded = COMMANDS[cmd_name]()
+        if isinstance(loaded, typer.Typer):
+            # A group even when it has one subcommand (``keys create``).
+            command = typer.main.get_group(loaded)
+        else:
+            single = typer.Typer()
+            single.command(cmd_name)(loaded)
+            command = typer.main.get_command(single)
+        command.name = cmd_name
+        return command
+
 
 app = typer.Typer(
     name="trustprobe",
+    cls=_LazyGroup,
     help="Tells whether an AI agent can be trusted, with evidence a person can check.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-app.add_typer(probes_cmd.app, name="probes")
-app.command("score")(score_cmd.score)
-app.command("scan")(scan_cmd.scan)
-app.command("demo-agent")(demo_agent_cmd.demo_agent)
-app.command("report")(report_cmd.report)
-app.command("diff")(diff_cmd.diff)
-app.add_typer(trust_cmd.app, name="trust")
-trust_cmd.app.command("record")(trust_store_cmd.record)
-trust_cmd.app.command("history")(trust_store_cmd.history)
-app.add_typer(db_cmd.app, name="db")
-app.add_typer(keys_cmd.app, name="keys")
-app.add_typer(reviews_cmd.app, name="reviews")
-app.command("serve")(serve_cmd.serve)
 
 
 def _print_version(value: bool) -> None:
