@@ -3,12 +3,13 @@
 A loopback server in a separate process answers every chat completion after 50 ms, so its
 CPU is not counted. We measure, in the same run:
 
-* ``runner c=100``: :func:`trustprobe.runner.run_cases` with the ``openai`` target, journal
-  and progress log, at concurrency 100;
-* ``httpx 1 client`` and ``httpx 32 clients`` (baselines): 100 asyncio workers posting the
-  same bodies and decoding the JSON, nothing else, through one shared ``httpx.AsyncClient``
-  or through 32 used in turn (what the targets do); the runner's own CPU per case is its
-  figure minus the 32-client one;
+* ``runner c=100``: :func:`trustprobe.runner.run_cases` with the ``openai`` target (aiohttp),
+  journal and progress log, at concurrency 100;
+* ``aiohttp bare`` (baseline): 100 asyncio workers posting the same bodies through one plain
+  ``aiohttp.ClientSession`` and decoding the JSON, nothing else; the runner's own CPU per case
+  is its figure minus this one;
+* ``httpx 32 clients`` (baseline): the same loop through 32 ``httpx.AsyncClient`` used in turn,
+  the transport the targets used before aiohttp;
 * ``runner c=1`` (baseline): sequential sends, to show what concurrency buys.
 
 CPU is this process's user+system time (``time.process_time``) over the cases sent.
@@ -28,7 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import httpx
+from yarl import URL
 
 from trustprobe.probes import Probe
 from trustprobe.runner import ProgressLog, ResponseJournal, RunnerSettings, plan_cases, run_cases
@@ -156,10 +159,32 @@ async def _runner(base_url: str, probes: list[Probe], concurrency: int, name: st
     return Figures(name, len(probes), wall, cpu)
 
 
+async def _bare_aiohttp(
+    base_url: str, probes: list[Probe], concurrency: int, *, name: str
+) -> Figures:
+    """Post and decode through one plain aiohttp session: no runner, no journal."""
+    url = URL(base_url + "/chat/completions")
+    pending = iter(probes)
+    async with aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout()
+    ) as session:
+
+        async def worker() -> None:
+            for probe in pending:
+                body = {"model": "bench", "messages": probe_messages(probe)}
+                async with session.post(url, json=body) as response:
+                    json.loads(await response.read())
+
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return Figures(name, len(probes), wall, cpu)
+
+
 async def _bare_httpx(
     base_url: str, probes: list[Probe], concurrency: int, *, shards: int, name: str
 ) -> Figures:
-    """Post and decode with ``shards`` plain clients used in turn: no runner, no journal."""
+    """Post and decode with ``shards`` plain httpx clients used in turn: no runner, no journal."""
     url = httpx.URL(base_url + "/chat/completions")
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
     clients = [httpx.AsyncClient(timeout=httpx.Timeout(None), limits=limits) for _ in range(shards)]
@@ -180,21 +205,22 @@ async def _bare_httpx(
     return Figures(name, len(probes), wall, cpu)
 
 
-async def _measure(base_url: str) -> tuple[list[Figures], list[Figures], list[Figures]]:
+async def _measure(base_url: str) -> tuple[Figures, dict[str, list[Figures]]]:
     probes = _probes(CASES)
     await _runner(base_url, probes[:300], 100, "warm-up")  # connections, imports, caches
-    baselines = [
-        await _bare_httpx(base_url, probes[:1000], 100, shards=1, name="httpx 1 client"),
-        await _runner(base_url, probes[:SEQUENTIAL_CASES], 1, "runner c=1"),
-    ]
-    # The machine is shared: interleave rounds so both sides see the same neighbours.
-    sharded, runner = [], []
-    for round_ in range(1, ROUNDS + 1):
-        sharded.append(
-            await _bare_httpx(base_url, probes, 100, shards=32, name=f"httpx 32 clients #{round_}")
+    await _bare_httpx(base_url, probes[:300], 100, shards=32, name="warm-up")
+    sequential = await _runner(base_url, probes[:SEQUENTIAL_CASES], 1, "runner c=1")
+    # The machine is shared: interleave rounds so every loop sees the same neighbours.
+    rounds: dict[str, list[Figures]] = {"aiohttp": [], "httpx": [], "runner": []}
+    for n in range(1, ROUNDS + 1):
+        rounds["aiohttp"].append(
+            await _bare_aiohttp(base_url, probes, 100, name=f"aiohttp bare #{n}")
         )
-        runner.append(await _runner(base_url, probes, 100, f"runner c=100 #{round_}"))
-    return baselines, sharded, runner
+        rounds["httpx"].append(
+            await _bare_httpx(base_url, probes, 100, shards=32, name=f"httpx 32 clients #{n}")
+        )
+        rounds["runner"].append(await _runner(base_url, probes, 100, f"runner c=100 #{n}"))
+    return sequential, rounds
 
 
 def main() -> None:
@@ -208,23 +234,27 @@ def main() -> None:
         assert server.stdout is not None
         port = int(server.stdout.readline())
         base_url = f"http://127.0.0.1:{port}/v1"
-        baselines, sharded, runner = asyncio.run(_measure(base_url))
+        sequential, rounds = asyncio.run(_measure(base_url))
     finally:
         server.terminate()
         server.wait(timeout=10)
     print(f"server answers after {DELAY * 1000:.0f} ms, in its own process; {os.getloadavg()=}")
-    for figure in [*baselines, *sharded, *runner]:
+    for figure in [sequential, *itertools.chain(*zip(*rounds.values(), strict=True))]:
         print(figure.line())
-    single, sequential = baselines
-    best_sharded = min(sharded, key=lambda f: f.cpu_ms)
-    best_runner = min(runner, key=lambda f: f.cpu_ms)
-    own = statistics.median(r.cpu_ms - s.cpu_ms for r, s in zip(runner, sharded, strict=True))
+    bare, sharded, runner = rounds["aiohttp"], rounds["httpx"], rounds["runner"]
+    best = {name: min(figures, key=lambda f: f.cpu_ms) for name, figures in rounds.items()}
+    own = statistics.median(r.cpu_ms - b.cpu_ms for r, b in zip(runner, bare, strict=True))
     print(
         f"best of {ROUNDS}: runner {max(f.rate for f in runner):.1f} cases/s, "
-        f"{best_runner.cpu_ms:.3f} ms CPU/case; httpx 32 clients {best_sharded.cpu_ms:.3f}"
+        f"{best['runner'].cpu_ms:.3f} ms CPU/case; aiohttp bare {max(f.rate for f in bare):.1f}/s "
+        f"{best['aiohttp'].cpu_ms:.3f} ms; httpx 32 clients {max(f.rate for f in sharded):.1f}/s "
+        f"{best['httpx'].cpu_ms:.3f} ms"
     )
-    print(f"runner's own CPU (median of runner - httpx 32 clients per round): {own:+.3f} ms/case")
-    print(f"one shared client vs 32: {single.cpu_ms / best_sharded.cpu_ms:.1f}x CPU per case")
+    print(f"runner's own CPU (median of runner - aiohttp bare per round): {own:+.3f} ms/case")
+    print(
+        "httpx 32 clients vs aiohttp bare: "
+        f"{best['httpx'].cpu_ms / best['aiohttp'].cpu_ms:.1f}x CPU per case"
+    )
     print(f"runner c=100 vs c=1: {max(f.rate for f in runner) / sequential.rate:.1f}x rate")
 
 

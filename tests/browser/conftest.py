@@ -34,7 +34,7 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # the sync API keeps an event loop running while open
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists() and shutil.which("chromium") is None:
         _unavailable(f"Chromium not found at {CHROMIUM}")

@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-HEAVY = ("sklearn", "scipy", "sqlalchemy", "fastapi", "uvicorn", "httpx", "jinja2")
+HEAVY = ("sklearn", "scipy", "sqlalchemy", "fastapi", "uvicorn", "aiohttp", "jinja2")
 
 
 def test_cli_entry_imports_no_heavy_library() -> None:

@@ -98,6 +98,7 @@ class FaultServer:
     seen: list[Seen] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    connections: int = 0  # TCP connections accepted: fewer than requests means keep-alive
 
     def __post_init__(self) -> None:
         self._counts: Counter[str] = Counter()
@@ -139,6 +140,7 @@ class FaultServer:
             task = asyncio.current_task()
             assert task is not None
             handlers.add(task)
+            self.connections += 1
             try:
                 await self._serve(reader, writer)
             except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -170,7 +172,11 @@ class FaultServer:
                 if line in (b"\r\n", b"\n", b""):
                     break
                 name, _, value = line.decode("latin-1").partition(":")
-                headers[name.strip().lower()] = value.strip()
+                key = name.strip().lower()
+                # A repeated header is combined as HTTP allows, so tests can see the repeat.
+                headers[key] = (
+                    f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
+                )
             raw = await reader.readexactly(int(headers.get("content-length", "0")))
             try:
                 body = json.loads(raw) if raw else None

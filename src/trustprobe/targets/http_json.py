@@ -6,11 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from trustprobe.probes import Probe
 from trustprobe.targets.errors import InvalidTargetResponse
-from trustprobe.targets.http_transport import ClientPool, request_json, resolve_env_headers
+from trustprobe.targets.http_transport import JsonEndpoint, resolve_env_headers
 from trustprobe.targets.json_path import PathNotFound, find_path
 from trustprobe.targets.messages import probe_request
 from trustprobe.targets.models import HttpTargetConfig, TargetReply
@@ -53,22 +51,19 @@ class HttpTarget:
     def __init__(self, config: HttpTargetConfig, *, env: Mapping[str, str]) -> None:
         self.config = config
         secret_headers = resolve_env_headers(config.headers_env, env, field="headers_env")
-        self._headers = {**config.headers, **secret_headers}
-        self._secrets = list(secret_headers.values())
-        self._pool = ClientPool(tls=config.url.startswith("https:"))
-        self._url = httpx.URL(config.url)  # parsed once, not per request
+        self._endpoint = JsonEndpoint(
+            config.url,
+            method=config.method,
+            headers={**config.headers, **secret_headers},
+            secrets=list(secret_headers.values()),
+            env=env,
+            field="url",
+        )
 
     async def send(self, probe: Probe, *, sample: int) -> TargetReply:
         """Post the filled template once."""
         body = fill_template(self.config.body, probe_request(probe, sample=sample))
-        document = await request_json(
-            self._pool,
-            self.config.method,
-            self._url,
-            body,
-            headers=self._headers,
-            secrets=self._secrets,
-        )
+        document = await self._endpoint.send_json(body)
         try:
             text = find_path(document, self.config.response_path)
         except PathNotFound as exc:
@@ -87,4 +82,4 @@ class HttpTarget:
 
     async def aclose(self) -> None:
         """Close pooled connections."""
-        await self._pool.aclose()
+        await self._endpoint.aclose()

@@ -1,14 +1,14 @@
-"""One JSON request over httpx, with every failure turned into a classified harness error."""
+"""JSON over HTTP with aiohttp, with every failure turned into a classified harness error."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import ssl
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import httpx
+import aiohttp
+from multidict import CIMultiDict
+from yarl import URL
 
 from trustprobe.errors import InputError
 from trustprobe.targets.errors import (
@@ -21,41 +21,7 @@ from trustprobe.targets.errors import (
 )
 
 _SNIPPET = 200
-
-
-class ClientPool:
-    """Keep-alive HTTP clients used in turn, with no timeout of their own (the runner's bounds).
-
-    httpcore's pool scans every connection for every waiting request, so one pool serving 100
-    concurrent requests spends most of the client's CPU in that scan. Several small pools,
-    used round-robin, keep connection reuse and cut the CPU per request by about 4x at
-    concurrency 100 (benchmarks/bench_runner.py).
-    """
-
-    def __init__(self, *, tls: bool, shards: int = 32) -> None:
-        # One context for all shards: loading CA certificates costs ~0.1 s of CPU. A plain
-        # http:// target gets a context with no CAs at all, which can never verify a peer:
-        # cheap, and closed rather than open should TLS ever be attempted.
-        context = httpx.create_ssl_context() if tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        self._clients = [
-            httpx.AsyncClient(
-                verify=context,
-                timeout=httpx.Timeout(None),
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-                follow_redirects=False,
-            )
-            for _ in range(shards)
-        ]
-        self._turn = itertools.cycle(self._clients)
-
-    def client(self) -> httpx.AsyncClient:
-        """Return the next client in turn."""
-        return next(self._turn)
-
-    async def aclose(self) -> None:
-        """Close every pooled connection."""
-        for client in self._clients:
-            await client.aclose()
+_PROXY_SCHEMES = ("http", "https")
 
 
 def _snippet(data: bytes, secrets: Sequence[str]) -> str:
@@ -63,43 +29,150 @@ def _snippet(data: bytes, secrets: Sequence[str]) -> str:
     return redact(text, secrets) + ("…" if len(data) > _SNIPPET else "")
 
 
-async def request_json(
-    pool: ClientPool,
-    method: str,
-    url: httpx.URL,
-    body: Any,
-    *,
-    headers: Mapping[str, str],
-    secrets: Sequence[str],
-) -> Any:
-    """Send ``body`` as JSON and return the decoded JSON answer.
+def _bypasses_proxy(host: str, no_proxy: str) -> bool:
+    """Whether a ``NO_PROXY`` value lists ``host``: ``*``, the host itself, or a parent domain."""
+    host = host.lower().rstrip(".")
+    for raw in no_proxy.lower().split(","):
+        entry = raw.strip().lstrip(".")  # ".corp.example" and "corp.example" mean the same
+        name, colon, port = entry.rpartition(":")
+        if colon and port.isdigit() and ":" not in name:
+            entry = name  # "host:8080": curl matches the port too; we bypass the whole host
+        if entry == "*" or (entry and (host == entry or host.endswith("." + entry))):
+            return True
+    return False
+
+
+def proxy_from_env(url: URL, env: Mapping[str, str]) -> URL | None:
+    """The proxy ``env`` names for ``url`` (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``).
+
+    The usual conventions: lower-case names win over upper-case ones, and ``NO_PROXY`` (host
+    names, domain suffixes or ``*``) sends matching hosts direct. Read from the mapping given,
+    not from ``os.environ``, so a caller decides what environment a scan sees.
 
     Raises:
-        HarnessError: a subclass naming the failure class; details never contain ``secrets``.
+        InputError: the proxy is not an ``http://`` or ``https://`` URL (aiohttp has no SOCKS).
     """
-    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    request_headers = {"content-type": "application/json", **headers}
+    proxies: dict[str, tuple[str, str]] = {}
+    for name, value in env.items():
+        if value and name.lower().endswith("_proxy"):
+            scheme = name[: -len("_proxy")].lower()
+            if name.islower() or scheme not in proxies:
+                proxies[scheme] = (name, value)
+    chosen = proxies.get(url.scheme) or proxies.get("all")
+    if chosen is None:
+        return None
+    no_proxy = proxies.get("no")
+    if no_proxy is not None and _bypasses_proxy(url.host or "", no_proxy[1]):
+        return None
+    name, value = chosen
+    # "proxy.corp:3128" is a common way to write it; curl and urllib read it as http://.
     try:
-        response = await pool.client().request(
-            method, url, content=payload, headers=request_headers
-        )
-    except httpx.TimeoutException as exc:
-        raise TargetTimeout(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
-    except (httpx.TransportError, OSError) as exc:
-        # Refused, reset, or closed mid-answer: the agent was not (fully) reached.
-        raise TargetConnectionError(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
-    if response.status_code >= 400:
-        raise TargetHTTPError(
-            response.status_code,
-            f"HTTP {response.status_code}: {_snippet(response.content, secrets)}",
-            retry_after=parse_retry_after(response.headers.get("retry-after")),
-        )
-    try:
-        return json.loads(response.content)
+        proxy = URL(value if "://" in value else f"http://{value}")
     except ValueError as exc:
-        raise InvalidTargetResponse(
-            f"answer is not JSON: {_snippet(response.content, secrets)}"
+        raise InputError(
+            f"environment variable {name}: not a usable URL: {exc}", field=name
         ) from exc
+    if proxy.scheme not in _PROXY_SCHEMES or not proxy.host:
+        raise InputError(
+            f"environment variable {name}: only http:// and https:// proxies are supported",
+            field=name,
+        )
+    return proxy
+
+
+class JsonEndpoint:
+    """One JSON endpoint: a fixed URL, method and headers, over a keep-alive connection pool.
+
+    The aiohttp session opens on the first request, inside the running event loop, and has no
+    timeout of its own: the runner bounds each attempt and cancels it. Redirects are not
+    followed; cookies are not kept, so no case can see another's session; ``https`` peers are
+    verified against the default CA bundle (``ssl.create_default_context()``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        method: str = "POST",
+        headers: Mapping[str, str],
+        secrets: Sequence[str],
+        env: Mapping[str, str],
+        field: str,
+    ) -> None:
+        """Check the URL and resolve the proxy now, so a bad one fails before anything is sent.
+
+        ``secrets`` are the values to redact from error details; ``field`` is the configuration
+        field the URL came from, named in errors about it.
+        """
+        try:
+            self.url = URL(url)
+        except ValueError as exc:
+            raise InputError(f"not a usable URL: {exc}", field=field) from exc
+        if not self.url.host:
+            raise InputError("the URL has no host", field=field)
+        self.method = method
+        # Case-insensitive, so a configured Content-Type replaces ours instead of doubling it.
+        self._headers = CIMultiDict({"content-type": "application/json"})
+        self._headers.update(headers)
+        self._proxy = proxy_from_env(self.url, env)
+        proxy_password = self._proxy.password if self._proxy is not None else None
+        self._secrets = [*secrets, *([proxy_password] if proxy_password else [])]
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        # Both objects bind to the running loop when built, hence built on first use, not in
+        # __init__ (a target may be configured before the loop starts).
+        connector = aiohttp.TCPConnector(
+            limit=0,  # the runner's concurrency is the bound; a second one would only queue
+            ssl=True,  # verify: aiohttp's shared ssl.create_default_context(), built once
+        )
+        return aiohttp.ClientSession(
+            connector=connector,
+            headers=self._headers,
+            timeout=aiohttp.ClientTimeout(),  # all None: aiohttp's default is a 300 s total
+            cookie_jar=aiohttp.DummyCookieJar(),
+            trust_env=False,  # proxies come from the env mapping above; no per-request netrc
+        )
+
+    async def send_json(self, body: Any) -> Any:
+        """Send ``body`` as JSON and return the decoded JSON answer.
+
+        Raises:
+            HarnessError: a subclass naming the failure class; details never contain secrets.
+        """
+        if self._session is None:
+            self._session = self._open()
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        secrets = self._secrets
+        try:
+            async with self._session.request(
+                self.method, self.url, data=payload, allow_redirects=False, proxy=self._proxy
+            ) as response:
+                content = await response.read()
+                status = response.status
+                retry_after = response.headers.get("retry-after")
+        except aiohttp.ServerTimeoutError as exc:  # also its connect/socket subclasses
+            raise TargetTimeout(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
+        except (aiohttp.ClientError, OSError) as exc:
+            # Refused, reset, closed mid-answer or not HTTP: the agent was not (fully) reached.
+            raise TargetConnectionError(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
+        if status >= 400:
+            raise TargetHTTPError(
+                status,
+                f"HTTP {status}: {_snippet(content, secrets)}",
+                retry_after=parse_retry_after(retry_after),
+            )
+        try:
+            return json.loads(content)
+        except ValueError as exc:
+            detail = f"answer is not JSON: {_snippet(content, secrets)}"
+            raise InvalidTargetResponse(detail) from exc
+
+    async def aclose(self) -> None:
+        """Close every pooled connection; a later request opens a new pool."""
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
 
 
 def resolve_env_headers(

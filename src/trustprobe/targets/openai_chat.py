@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from trustprobe.errors import InputError
 from trustprobe.probes import Probe
 from trustprobe.targets.errors import InvalidTargetResponse
-from trustprobe.targets.http_transport import ClientPool, request_json, resolve_env_headers
+from trustprobe.targets.http_transport import JsonEndpoint, resolve_env_headers
 from trustprobe.targets.messages import probe_messages
 from trustprobe.targets.models import OpenAITargetConfig, TargetReply
 
@@ -52,7 +50,7 @@ class OpenAITarget:
         self.config = config
         secret_headers = resolve_env_headers(config.headers_env, env, field="headers_env")
         headers = {**config.headers, **secret_headers}
-        self._secrets = list(secret_headers.values())
+        secrets = list(secret_headers.values())
         if config.api_key_env is not None:
             key = env.get(config.api_key_env)
             if not key:
@@ -60,11 +58,14 @@ class OpenAITarget:
                     f"environment variable {config.api_key_env} is not set", field="api_key_env"
                 )
             headers["authorization"] = f"Bearer {key}"
-            self._secrets.append(key)
-        self._headers = headers
-        # Parsed once: httpx would otherwise parse the URL string again for every request.
-        self._url = httpx.URL(config.base_url.rstrip("/") + "/chat/completions")
-        self._pool = ClientPool(tls=config.base_url.startswith("https:"))
+            secrets.append(key)
+        self._endpoint = JsonEndpoint(
+            config.base_url.rstrip("/") + "/chat/completions",
+            headers=headers,
+            secrets=secrets,
+            env=env,
+            field="base_url",
+        )
 
     async def send(self, probe: Probe, *, sample: int) -> TargetReply:
         """Ask the endpoint once."""
@@ -73,11 +74,9 @@ class OpenAITarget:
             body["temperature"] = self.config.temperature
         if self.config.max_tokens is not None:
             body["max_tokens"] = self.config.max_tokens
-        document = await request_json(
-            self._pool, "POST", self._url, body, headers=self._headers, secrets=self._secrets
-        )
+        document = await self._endpoint.send_json(body)
         return parse_chat_completion(document)
 
     async def aclose(self) -> None:
         """Close pooled connections."""
-        await self._pool.aclose()
+        await self._endpoint.aclose()
