@@ -1,0 +1,96 @@
+"""``trustprobe trust record`` and ``trust history``: evidence into the store, history out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from trustprobe.cli.console import console, err_console
+from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
+from trustprobe.errors import ExitCode, InputError
+from trustprobe.formats import read_jsonl
+from trustprobe.store import (
+    DEFAULT_ORGANISATION,
+    EvidenceSource,
+    ingest_evidence,
+    score_history,
+)
+from trustprobe.trust import Evidence, parse_evidence
+
+EVIDENCE_OPTION = typer.Option(..., "--evidence", "-e", help="Evidence JSONL file.")
+ORG_OPTION = typer.Option(DEFAULT_ORGANISATION, "--org", help="Organisation the agents belong to.")
+
+
+def record(
+    evidence: Path = EVIDENCE_OPTION,
+    org: str = ORG_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    database_url: str | None = DATABASE_URL_OPTION,
+) -> None:
+    """Append evidence to the store and rescore its agents; exit 1 if any record was refused."""
+    records: list[Evidence] = []
+    lines: list[int] = []
+    for row in read_jsonl(evidence):
+        if row.repaired_utf8:
+            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+        records.append(parse_evidence(row.data, path=row.path, line=row.line))
+        lines.append(row.line)
+    with cli_store(database_url) as store:
+        result = ingest_evidence(
+            store,
+            records,
+            organisation=org,
+            now=datetime.now(UTC),
+            source=EvidenceSource.CLI,
+            positions=lines,
+        )
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        console.print(
+            f"accepted {result.accepted}, duplicate {result.duplicate}, "
+            f"rejected {len(result.rejected)}; {len(result.transitions)} agent(s) rescored, "
+            f"{len(result.pending_reviews)} review(s) opened",
+            soft_wrap=True,
+        )
+    for rejection in result.rejected:
+        err_console.print(
+            f"[bold red]rejected:[/] {evidence}:{rejection.index}: field 'id': {rejection.reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if result.rejected:
+        raise typer.Exit(ExitCode.GATE_FAILED)
+
+
+def history(
+    agent: str = typer.Option(..., "--agent", "-a", help="Agent id."),
+    org: str = ORG_OPTION,
+    limit: int = typer.Option(20, "--limit", min=1, max=500, help="Transitions to show."),
+    before: int | None = typer.Option(None, "--before", help="Only transitions older than this."),
+    as_json: bool = typer.Option(False, "--json", help="Print the page as JSON."),
+    database_url: str | None = DATABASE_URL_OPTION,
+) -> None:
+    """Show an agent's score transitions, newest first."""
+    with cli_store(database_url) as store:
+        page = score_history(store, organisation=org, agent_id=agent, limit=limit, before=before)
+    if as_json:
+        typer.echo(page.model_dump_json(indent=2))
+        return
+    table = Table("seq", "computed at", "composite", "tier", "status", "anomalous", "trigger")
+    for item in page.transitions:
+        table.add_row(
+            str(item.seq),
+            item.computed_at.isoformat(timespec="seconds"),
+            "-" if item.composite is None else str(item.composite),
+            item.tier,
+            item.status.value,
+            "yes" if item.was_anomalous else "",
+            item.trigger,
+        )
+    console.print(table)
+    if page.next_before is not None:
+        console.print(f"older transitions: --before {page.next_before}", soft_wrap=True)

@@ -1,0 +1,149 @@
+"""JSON errors a person can act on, for every failure the service reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from trustprobe.errors import InputError
+
+_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    429: "rate_limited",
+}
+_UNION_TAGS = ("eval", "jury", "operational")
+
+
+class ErrorDetail(BaseModel):
+    """One specific problem, located as precisely as possible."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int | None = None
+    """0-based position of the offending record in a JSON array body."""
+    field: str | None = None
+    """Dotted path of the offending field within the record or body."""
+    message: str
+    """What is wrong."""
+
+
+class ApiError(BaseModel):
+    """The body of every error response."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: int
+    """The HTTP status, repeated for clients that only keep the body."""
+    code: str
+    """Stable machine-readable code, e.g. ``unauthorized`` or ``invalid_input``."""
+    message: str
+    """What went wrong and what to do about it."""
+    details: list[ErrorDetail] = []
+    """Per-record or per-field problems, when there are any."""
+
+
+class ServiceError(StarletteHTTPException):
+    """An error with a message for the client; rendered as :class:`ApiError`."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        details: list[ErrorDetail] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(status_code=status, detail=message, headers=headers)
+        self.details = details or []
+
+
+def error_response(
+    status: int,
+    message: str,
+    *,
+    details: list[ErrorDetail] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """Render an :class:`ApiError`."""
+    body = ApiError(
+        status=status,
+        code=_CODES.get(status, "error"),
+        message=message,
+        details=details or [],
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+
+
+_HTTP_MESSAGES = {
+    404: "no such route; see /docs for the API",
+    405: "method not allowed on this route; see /docs for the API",
+}
+
+
+async def handle_http_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Render Starlette/FastAPI HTTP errors (ours, 404 routes, 413 from the body limit)."""
+    assert isinstance(exc, StarletteHTTPException)
+    details = exc.details if isinstance(exc, ServiceError) else []
+    message = str(exc.detail)
+    if not isinstance(exc, ServiceError):
+        message = _HTTP_MESSAGES.get(exc.status_code, message)
+    headers = None if exc.headers is None else dict(exc.headers)
+    return error_response(exc.status_code, message, details=details, headers=headers)
+
+
+def _detail(error: dict[str, Any]) -> ErrorDetail:
+    loc = list(error.get("loc", ()))
+    where = loc.pop(0) if loc and loc[0] in ("body", "query", "path", "header") else "body"
+    index = None
+    if where == "body" and loc and isinstance(loc[0], int):
+        index = loc.pop(0)
+    if loc and loc[0] in _UNION_TAGS:  # the evidence union puts its tag first; not a field
+        loc.pop(0)
+    field = ".".join(str(part) for part in loc) or None
+    message = str(error.get("msg", "invalid"))
+    cause = (error.get("ctx") or {}).get("error")
+    if error.get("type") == "json_invalid":
+        field, index = None, None
+        message = f"the body is not valid JSON ({cause})" if cause else "the body is not valid JSON"
+    elif error.get("type") == "extra_forbidden":
+        message = "unknown field"
+    elif error.get("type") == "missing":
+        message = "required field is missing"
+    elif error.get("type") == "union_tag_not_found":
+        field, message = "kind", "required field is missing (one of eval, jury, operational)"
+    elif error.get("type") == "union_tag_invalid":
+        field, message = "kind", "must be one of eval, jury, operational"
+    elif isinstance(cause, ValueError) and hasattr(cause, "field"):
+        field, message = str(cause.field), str(cause)
+    if where != "body" and field is not None:
+        field = f"{where}.{field}"
+    return ErrorDetail(index=index, field=field, message=message)
+
+
+async def handle_validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Render request validation failures as 422 with every problem listed."""
+    assert isinstance(exc, RequestValidationError)
+    details = [_detail(dict(error)) for error in exc.errors()]
+    return error_response(
+        422,
+        f"the request is invalid ({len(details)} problem(s)); nothing was stored",
+        details=details,
+    )
+
+
+def input_error_detail(exc: InputError) -> ErrorDetail:
+    """Turn an :class:`InputError` from the library into a detail."""
+    return ErrorDetail(index=exc.line, field=exc.field, message=exc.message)

@@ -1,0 +1,91 @@
+"""Request limits: a token bucket per API key, and a request body size cap."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from trustprobe.service.errors import ServiceError, error_response
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    """Token buckets keyed by API key id; thread-safe (routes run in a thread pool)."""
+
+    def __init__(
+        self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._buckets: dict[int, _Bucket] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, key_id: int) -> int | None:
+        """Spend one token; ``None`` if allowed, else whole seconds until a token is due."""
+        with self._lock:
+            now = self._clock()
+            bucket = self._buckets.get(key_id)
+            if bucket is None:
+                bucket = self._buckets[key_id] = _Bucket(float(self.burst), now)
+            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
+            bucket.updated = now
+            if bucket.tokens >= 1:
+                bucket.tokens -= 1
+                return None
+            return max(1, math.ceil((1 - bucket.tokens) / self.rate))
+
+
+class BodySizeLimit:
+    """ASGI middleware: 413 for a declared or streamed request body over ``max_bytes``.
+
+    A declared ``Content-Length`` over the limit is answered before any body is read; a body
+    without one (chunked) is counted while it is read and cut off as soon as it crosses the
+    limit. Either way the route never runs, so nothing is stored.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _too_large(self) -> ServiceError:
+        return ServiceError(
+            413, f"request body exceeds the limit of {self.max_bytes} bytes; send smaller batches"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check the declared length, then count the bytes the app reads."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            exc = self._too_large()
+            response = error_response(413, str(exc.detail), headers={"Connection": "close"})
+            await response(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    # FastAPI passes HTTP exceptions raised while reading the body through to
+                    # the exception handlers, which render it like every other error.
+                    raise self._too_large()
+            return message
+
+        await self.app(scope, counted, send)

@@ -1,0 +1,234 @@
+"""The v1 routes: parse, call one store function, render."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from trustprobe.errors import InputError
+from trustprobe.service.auth import get_store, require
+from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
+from trustprobe.store import (
+    AgentScore,
+    EvidenceSource,
+    HistoryPage,
+    IngestResult,
+    NotFoundError,
+    Principal,
+    ReportIngestResult,
+    Review,
+    ReviewClosedError,
+    ReviewStatus,
+    Scope,
+    TrustStore,
+    canonical_score,
+    decide_review,
+    ingest_evidence,
+    list_reviews,
+    score_history,
+    submit_report,
+)
+from trustprobe.trust import Evidence
+
+
+class ReportSubmission(BaseModel):
+    """A probe report to convert to evidence for one agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_id: str = Field(min_length=1, max_length=200)
+    """The agent the report is about."""
+    report: dict[str, Any]
+    """The report JSON exactly as ``trustprobe score`` wrote it."""
+    observed_at: AwareDatetime | None = None
+    """When the probes ran; default: the report's creation time, else the time of receipt."""
+
+
+class ReviewDecision(BaseModel):
+    """Why a reviewer approves or rejects a transition."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S")
+    """Why; kept with the review forever."""
+
+
+Store = Annotated[TrustStore, Depends(get_store)]
+AgentId = Annotated[str, Path(min_length=1, max_length=200, description="The agent's id.")]
+ReviewId = Annotated[int, Path(ge=1, le=2**62, description="The review's id.")]
+
+Responses = dict[int | str, dict[str, Any]]
+_AUTH: Responses = {401: {"model": ApiError}, 403: {"model": ApiError}, 429: {"model": ApiError}}
+_BODY: Responses = {413: {"model": ApiError}, 422: {"model": ApiError}}
+_404: Responses = {404: {"model": ApiError}}
+_409: Responses = {409: {"model": ApiError}}
+
+
+def _render(model: BaseModel) -> Response:
+    # The model is already the declared response model: serialise it once, in pydantic's
+    # Rust serializer, instead of FastAPI's validate → dict → json.dumps round trip.
+    return Response(model.model_dump_json(), media_type="application/json")
+
+
+def _not_found(exc: NotFoundError) -> ServiceError:
+    return ServiceError(404, str(exc))
+
+
+def build_router(clock: Callable[[], datetime]) -> APIRouter:
+    """Build the v1 API; ``clock`` supplies ``now`` for ingestion and decisions."""
+    router = APIRouter(prefix="/v1")
+
+    @router.post(
+        "/evidence",
+        response_model=IngestResult,
+        responses={**_AUTH, **_BODY},
+        summary="Send a JSON array of evidence records",
+    )
+    def post_evidence(
+        records: Annotated[list[Evidence], Body()],
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.WRITE))],
+    ) -> IngestResult:
+        """Store new records; identical re-sends count as duplicates; conflicts are rejected."""
+        return ingest_evidence(
+            store,
+            records,
+            organisation=principal.organisation,
+            now=clock(),
+            source=EvidenceSource.API,
+        )
+
+    @router.post(
+        "/reports",
+        response_model=ReportIngestResult,
+        responses={**_AUTH, **_BODY},
+        summary="Send a probe report; it is converted to evidence",
+    )
+    def post_report(
+        submission: ReportSubmission,
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.WRITE))],
+    ) -> ReportIngestResult:
+        """Convert a probe report to evidence for the agent and ingest it."""
+        try:
+            return submit_report(
+                store,
+                submission.report,
+                agent_id=submission.agent_id,
+                organisation=principal.organisation,
+                observed_at=submission.observed_at,
+                now=clock(),
+            )
+        except InputError as exc:
+            detail = input_error_detail(exc)
+            detail.field = f"report.{detail.field}" if detail.field else "report"
+            raise ServiceError(
+                422, f"the report cannot be converted: {exc}", details=[detail]
+            ) from exc
+
+    @router.get(
+        "/agents/{agent_id}/score",
+        response_model=AgentScore,
+        responses={**_AUTH, **_404},
+        summary="The agent's canonical score, with its explanation and any pending review",
+    )
+    def get_score(
+        agent_id: AgentId,
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.READ))],
+    ) -> Response:
+        """Return the canonical score: the last committed or approved transition."""
+        try:
+            found = canonical_score(store, organisation=principal.organisation, agent_id=agent_id)
+        except NotFoundError as exc:
+            raise _not_found(exc) from exc
+        return _render(found)
+
+    @router.get(
+        "/agents/{agent_id}/history",
+        response_model=HistoryPage,
+        responses={**_AUTH, **_404, 422: {"model": ApiError}},
+        summary="The agent's score transitions, newest first",
+    )
+    def get_history(
+        request: Request,
+        agent_id: AgentId,
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.READ))],
+        limit: Annotated[int | None, Query(ge=1, le=500)] = None,
+        before: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    ) -> Response:
+        """Return a page of transitions; follow ``next_before`` for older ones."""
+        try:
+            page = score_history(
+                store,
+                organisation=principal.organisation,
+                agent_id=agent_id,
+                limit=limit or request.app.state.settings.history_page_size,
+                before=before,
+            )
+        except NotFoundError as exc:
+            raise _not_found(exc) from exc
+        return _render(page)
+
+    @router.get(
+        "/reviews",
+        response_model=list[Review],
+        responses={**_AUTH, 422: {"model": ApiError}},
+        summary="Reviews of anomalous transitions",
+    )
+    def get_reviews(
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.REVIEW))],
+        status: ReviewStatus = ReviewStatus.PENDING,
+    ) -> list[Review]:
+        """List the organisation's reviews with ``status`` (default ``pending``), oldest first."""
+        return list_reviews(store, organisation=principal.organisation, status=status)
+
+    def decide(approve: bool) -> Callable[..., Review]:
+        def route(
+            review_id: ReviewId,
+            decision: ReviewDecision,
+            store: Store,
+            principal: Annotated[Principal, Depends(require(Scope.REVIEW))],
+        ) -> Review:
+            try:
+                return decide_review(
+                    store,
+                    review_id,
+                    organisation=principal.organisation,
+                    approve=approve,
+                    reviewer=principal.actor,
+                    reason=decision.reason,
+                    now=clock(),
+                )
+            except NotFoundError as exc:
+                raise _not_found(exc) from exc
+            except ReviewClosedError as exc:
+                raise ServiceError(409, str(exc)) from exc
+
+        return route
+
+    router.add_api_route(
+        "/reviews/{review_id}/approve",
+        decide(True),
+        methods=["POST"],
+        response_model=Review,
+        responses={**_AUTH, **_BODY, **_404, **_409},
+        summary="Approve a pending review: its transition becomes canonical",
+        name="approve_review",
+    )
+    router.add_api_route(
+        "/reviews/{review_id}/reject",
+        decide(False),
+        methods=["POST"],
+        response_model=Review,
+        responses={**_AUTH, **_BODY, **_404, **_409},
+        summary="Reject a pending review: its transition is kept but never canonical",
+        name="reject_review",
+    )
+    return router

@@ -1,0 +1,93 @@
+"""The trust store: evidence log, score history with anomaly review, keys, hash chains."""
+
+from trustprobe.store.chains import GENESIS, canonical_json
+from trustprobe.store.engine import create_store_engine
+from trustprobe.store.errors import (
+    NotFoundError,
+    ReviewClosedError,
+    SchemaOutOfDateError,
+    StoreError,
+)
+from trustprobe.store.evidence import ingest_evidence
+from trustprobe.store.history import canonical_score, is_anomalous, score_history
+from trustprobe.store.keys import authenticate, create_api_key, parse_scopes
+from trustprobe.store.location import (
+    DATABASE_URL_ENV,
+    HOME_ENV,
+    default_database_path,
+    resolve_database_url,
+)
+from trustprobe.store.migration import current_revision, head_revision, upgrade_database
+from trustprobe.store.models import (
+    AgentScore,
+    ApiKeyInfo,
+    ChainBreak,
+    ChainHead,
+    CreatedApiKey,
+    EvidenceSource,
+    HistoryPage,
+    IngestResult,
+    Principal,
+    RecordRejection,
+    ReportIngestResult,
+    Review,
+    ReviewStatus,
+    Scope,
+    Transition,
+    TransitionStatus,
+    VerifyReport,
+)
+from trustprobe.store.reports import record_report, submit_report
+from trustprobe.store.reviews import decide_review, list_reviews
+from trustprobe.store.store import ANOMALY_THRESHOLD, DEFAULT_ORGANISATION, TrustStore, open_store
+from trustprobe.store.verify import verify_store
+
+__all__ = [
+    "ANOMALY_THRESHOLD",
+    "AgentScore",
+    "ApiKeyInfo",
+    "ChainBreak",
+    "ChainHead",
+    "CreatedApiKey",
+    "DATABASE_URL_ENV",
+    "DEFAULT_ORGANISATION",
+    "EvidenceSource",
+    "GENESIS",
+    "HOME_ENV",
+    "HistoryPage",
+    "IngestResult",
+    "NotFoundError",
+    "Principal",
+    "RecordRejection",
+    "ReportIngestResult",
+    "Review",
+    "ReviewClosedError",
+    "ReviewStatus",
+    "SchemaOutOfDateError",
+    "Scope",
+    "StoreError",
+    "Transition",
+    "TransitionStatus",
+    "TrustStore",
+    "VerifyReport",
+    "authenticate",
+    "canonical_json",
+    "canonical_score",
+    "create_api_key",
+    "create_store_engine",
+    "current_revision",
+    "decide_review",
+    "default_database_path",
+    "head_revision",
+    "ingest_evidence",
+    "is_anomalous",
+    "list_reviews",
+    "open_store",
+    "parse_scopes",
+    "record_report",
+    "resolve_database_url",
+    "score_history",
+    "submit_report",
+    "upgrade_database",
+    "verify_store",
+]

@@ -1,0 +1,127 @@
+r"""Hash chains: canonical content, row hashes, and the seals that bind reviews to transitions.
+
+Evidence rows are chained per organisation, score-history transitions per agent. Each row stores
+the previous row's hash and ``sha256(prev_hash + "\\n" + canonical envelope)``; editing, deleting
+or reordering a row breaks the link to the next one, which ``db verify`` reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False)
+from typing import Any
+
+GENESIS = "0" * 64
+"""The ``prev_hash`` of the first row of every chain."""
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no insignificant whitespace, UTF-8 kept as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    """Hex SHA-256 of UTF-8 ``text``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def timestamp_text(moment: datetime) -> str:
+    """Spell a timestamp the one way spelling hashes use: UTC, microseconds, ``Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def link_hash(prev_hash: str, envelope: dict[str, Any]) -> str:
+    """Hash one chain link: its predecessor's hash and its canonical envelope."""
+    return sha256_hex(prev_hash + "\n" + canonical_json(envelope))
+
+
+def evidence_envelope(
+    *, content: str, source: str, received_at: datetime, probe_run_id: int | None
+) -> dict[str, Any]:
+    """Build what an evidence row's hash covers (``content`` is the record's canonical JSON)."""
+    return {
+        "content": content,
+        "probe_run_id": probe_run_id,
+        "received_at": timestamp_text(received_at),
+        "source": source,
+    }
+
+
+def evidence_link_hashes(
+    prev_hash: str,
+    contents: Iterable[str],
+    *,
+    source: str,
+    received_at: datetime,
+    probe_run_id: int | None,
+) -> list[str]:
+    """Hash consecutive evidence links of one batch, which share source, time and run.
+
+    Equal to ``link_hash(prev, evidence_envelope(...))`` link by link (a test holds it to that),
+    but serialises the envelope's shared part once instead of once per record.
+    """
+    shared = canonical_json(
+        {
+            "probe_run_id": probe_run_id,
+            "received_at": timestamp_text(received_at),
+            "source": source,
+        }
+    )
+    # Keys sort as content < probe_run_id < received_at < source, so the envelope is the
+    # content member followed by the shared members.
+    tail = "," + shared[1:]
+    hashes = []
+    for content in contents:
+        envelope = '{"content":' + encode_basestring(content) + tail
+        prev_hash = sha256_hex(prev_hash + "\n" + envelope)
+        hashes.append(prev_hash)
+    return hashes
+
+
+def transition_envelope(
+    *,
+    agent_id: str,
+    composite: int | None,
+    tier: str,
+    score: str,
+    computed_at: datetime,
+    trigger: str,
+    was_anomalous: bool,
+    baseline_seq: int | None,
+) -> dict[str, Any]:
+    """Build what a transition's hash covers; its review status is sealed in the review instead."""
+    return {
+        "agent_id": agent_id,
+        "baseline_seq": baseline_seq,
+        "composite": composite,
+        "computed_at": timestamp_text(computed_at),
+        "score": score,
+        "tier": tier,
+        "trigger": trigger,
+        "was_anomalous": was_anomalous,
+    }
+
+
+def review_seal(
+    *,
+    transition_hash: str,
+    status: str,
+    opened_at: datetime,
+    decided_at: datetime | None,
+    decided_by: str | None,
+    reason: str | None,
+) -> str:
+    """Hash binding a review's state to its transition's hash."""
+    return link_hash(
+        transition_hash,
+        {
+            "decided_at": None if decided_at is None else timestamp_text(decided_at),
+            "decided_by": decided_by,
+            "opened_at": timestamp_text(opened_at),
+            "reason": reason,
+            "status": status,
+        },
+    )

@@ -1,0 +1,114 @@
+"""Engines for SQLite (WAL, foreign keys, real transactions) and PostgreSQL (psycopg 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import (
+    ARRAY,
+    ColumnElement,
+    Connection,
+    Engine,
+    Integer,
+    String,
+    any_,
+    bindparam,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import InstrumentedAttribute
+
+from trustprobe.store.errors import StoreError
+
+WRITE_OPTION = "trustprobe_write"
+LOOKUP_CHUNK = 900
+"""Values per ``IN (...)`` list, well under every backend's bound-parameter limit."""
+T = TypeVar("T")
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def create_store_engine(database_url: str) -> Engine:
+    """Create an engine for a SQLite file or a PostgreSQL database; other backends are refused."""
+    try:
+        url = make_url(database_url)
+    except ArgumentError as exc:
+        raise StoreError(f"not a database URL: {database_url!r}") from exc
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        if not url.database or url.database == ":memory:":
+            raise StoreError("the SQLite store needs a file path, e.g. sqlite:////path/to/store.db")
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url)
+        _configure_sqlite(engine)
+        return engine
+    if backend == "postgresql":
+        if url.get_driver_name() != "psycopg":
+            url = url.set(drivername="postgresql+psycopg")
+        return create_engine(url, pool_pre_ping=True)
+    raise StoreError(
+        f"unsupported database {backend!r}: use sqlite:///PATH or postgresql+psycopg://HOST/DB"
+    )
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # pysqlite's own transaction handling skips BEGIN before DDL; we issue BEGIN ourselves
+        # (below) so migrations and ingestion are truly atomic.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        # WAL keeps the database consistent with NORMAL; only the last commits can be lost on
+        # power failure, never corrupted.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        # Writers take the write lock up front: a deferred transaction that reads the chain head
+        # and then upgrades to a writer can deadlock against another one doing the same.
+        write = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """One read-write transaction: committed if the block succeeds, rolled back on any error."""
+    with engine.connect() as connection:
+        connection.execution_options(**{WRITE_OPTION: True})
+        with connection.begin():
+            yield connection
+
+
+@contextmanager
+def read_transaction(engine: Engine) -> Iterator[Connection]:
+    """One read-only transaction: a consistent snapshot for multi-query reads."""
+    with engine.connect() as connection, connection.begin():
+        yield connection
+
+
+def chunks(items: Sequence[T], size: int = LOOKUP_CHUNK) -> Iterable[Sequence[T]]:
+    """Split ``items`` for ``IN (...)`` lookups that must stay under parameter limits."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def member_of(
+    connection: Connection, column: InstrumentedAttribute[Any], values: Sequence[Any]
+) -> ColumnElement[bool]:
+    """``column IN (values)``; on PostgreSQL ``column = ANY(:array)``, one parameter for all.
+
+    psycopg rewrites every placeholder of a statement on the client, so a 900-value ``IN``
+    list costs milliseconds per query there; an array travels as a single parameter.
+    """
+    if connection.dialect.name != "postgresql" or not values:
+        return column.in_(values)
+    item_type: Any = Integer() if isinstance(values[0], int) else String()
+    return column == any_(bindparam(None, list(values), type_=ARRAY(item_type)))

@@ -1,0 +1,19 @@
+"""Errors raised by the store; the CLI and the service map each to an exit code or status."""
+
+from __future__ import annotations
+
+
+class StoreError(RuntimeError):
+    """The store cannot do what was asked; the message says what to do about it."""
+
+
+class SchemaOutOfDateError(StoreError):
+    """The database is not at the schema revision this version of trustprobe expects."""
+
+
+class NotFoundError(StoreError):
+    """The agent or review does not exist in the caller's organisation."""
+
+
+class ReviewClosedError(StoreError):
+    """The review was already decided (or superseded) and cannot be decided again."""

@@ -1,0 +1,388 @@
+"""Batched, all-or-nothing evidence ingestion into the per-organisation hash chain."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+from sqlalchemy import Connection, func, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+
+from trustprobe.store.chains import GENESIS, evidence_link_hashes, sha256_hex
+from trustprobe.store.engine import chunks, member_of, write_transaction
+from trustprobe.store.history import Rescore, append_transitions
+from trustprobe.store.keys import ensure_organisation
+from trustprobe.store.models import EvidenceSource, IngestResult, RecordRejection
+from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
+from trustprobe.store.store import TrustStore
+from trustprobe.trust import Evidence, evidence_canonical_json
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    position: int
+    record: Evidence
+    content: str
+    digest: str
+
+
+def ingest_evidence(
+    store: TrustStore,
+    records: Sequence[Evidence],
+    *,
+    organisation: str,
+    now: datetime,
+    source: EvidenceSource,
+    positions: Sequence[int] | None = None,
+) -> IngestResult:
+    """Store new records, skip identical re-sends, refuse conflicts, and rescore the agents.
+
+    Everything happens in one transaction: on any error nothing is stored. ``positions``
+    numbers the records in rejections (default: their 0-based index).
+    """
+    cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
+    with write_transaction(store.engine) as connection:
+        result = ingest_in_transaction(
+            connection,
+            store,
+            records,
+            organisation=organisation,
+            now=now,
+            source=source,
+            positions=positions,
+            cache_updates=cached,
+        )
+    store.evidence_cache.update(cached)  # only now: the rows are committed
+    return result
+
+
+def lock_organisation(connection: Connection, organisation: str, *, now: datetime) -> int:
+    """Create the organisation if new and lock it until the transaction ends; returns its id.
+
+    Every write of an organisation (ingestion, review decisions) takes this lock, which
+    serialises appends to its chains. SQLite's ``BEGIN IMMEDIATE`` already holds the database.
+    """
+    organisation_id = ensure_organisation(connection, organisation, now=now)
+    connection.execute(
+        select(OrganisationRow.id).where(OrganisationRow.id == organisation_id).with_for_update()
+    )
+    return organisation_id
+
+
+def ingest_in_transaction(
+    connection: Connection,
+    store: TrustStore,
+    records: Sequence[Evidence],
+    *,
+    organisation: str,
+    now: datetime,
+    source: EvidenceSource,
+    positions: Sequence[int] | None = None,
+    probe_run_id: int | None = None,
+    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+) -> IngestResult:
+    """:func:`ingest_evidence` inside a write transaction the caller owns.
+
+    ``cache_updates`` collects the agents' parsed evidence; the caller hands it to
+    ``store.evidence_cache.update`` once the transaction has committed (never before).
+    """
+    organisation_id = lock_organisation(connection, organisation, now=now)
+    numbers = list(range(len(records))) if positions is None else list(positions)
+    prepared = []
+    for number, record in zip(numbers, records, strict=True):
+        content = evidence_canonical_json(record)
+        prepared.append(_Prepared(number, record, content, sha256_hex(content)))
+
+    stored = _stored_digests(connection, organisation_id, [p.record.id for p in prepared])
+    accepted: list[_Prepared] = []
+    rejected: list[RecordRejection] = []
+    duplicate = 0
+    sent: dict[str, _Prepared] = {}
+    for item in prepared:
+        evidence_id = item.record.id
+        earlier = sent.get(evidence_id)
+        if evidence_id in stored:
+            if stored[evidence_id] == item.digest:
+                duplicate += 1
+            else:
+                rejected.append(
+                    RecordRejection(
+                        index=item.position,
+                        evidence_id=evidence_id,
+                        reason=(
+                            f"evidence id {evidence_id!r} is already stored with different "
+                            f"content (stored sha256 {stored[evidence_id][:12]}, sent "
+                            f"{item.digest[:12]}); evidence is append-only: send corrections "
+                            "under a new id"
+                        ),
+                    )
+                )
+        elif earlier is not None:
+            if earlier.digest == item.digest:
+                duplicate += 1
+            else:
+                rejected.append(
+                    RecordRejection(
+                        index=item.position,
+                        evidence_id=evidence_id,
+                        reason=(
+                            f"evidence id {evidence_id!r} was sent earlier in this batch "
+                            f"(record {earlier.position}) with different content"
+                        ),
+                    )
+                )
+        else:
+            sent[evidence_id] = item
+            accepted.append(item)
+
+    transitions: list[int] = []
+    reviews: list[int] = []
+    if accepted:
+        agents = ensure_agents(
+            connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
+        )
+        prior = _stored_evidence(connection, store, list(agents.values()))
+        _append_evidence(
+            connection,
+            organisation_id,
+            agents,
+            accepted,
+            now=now,
+            source=source,
+            probe_run_id=probe_run_id,
+        )
+        new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
+        for item in accepted:
+            new_by_agent[item.record.agent_id].append(item.record)
+        full = {
+            agents[agent_id]: (*prior.get(agents[agent_id], ()), *records)
+            for agent_id, records in new_by_agent.items()
+        }
+        if cache_updates is not None:
+            last = _last_seqs(connection, list(full))
+            cache_updates.update({pk: (last[pk], records) for pk, records in full.items()})
+        appended = append_transitions(
+            connection,
+            store,
+            organisation_id=organisation_id,
+            rescores=[
+                Rescore(
+                    agent_pk=agents[agent_id],
+                    agent_id=agent_id,
+                    evidence=full[agents[agent_id]],
+                    trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
+                )
+                for agent_id in sorted(new_by_agent)
+            ],
+            now=now,
+        )
+        transitions = [seq for seq, _ in appended]
+        reviews = [review for _, review in appended if review is not None]
+    return IngestResult(
+        accepted=len(accepted),
+        duplicate=duplicate,
+        rejected=rejected,
+        transitions=transitions,
+        pending_reviews=reviews,
+    )
+
+
+def _stored_digests(
+    connection: Connection, organisation_id: int, evidence_ids: Sequence[str]
+) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if connection.dialect.name == "postgresql":
+        # One unique-index probe per id, whatever the planner believes about the table: with
+        # "= ANY(...)" a table that grew since its last ANALYZE gets scanned whole per lookup.
+        rows = connection.execute(
+            _PG_DIGESTS, {"ids": sorted(set(evidence_ids)), "organisation_id": organisation_id}
+        )
+        return {evidence_id: digest for evidence_id, digest in rows}
+    for chunk in chunks(sorted(set(evidence_ids))):
+        rows = connection.execute(
+            select(EvidenceRow.evidence_id, EvidenceRow.content_sha256).where(
+                EvidenceRow.organisation_id == organisation_id,
+                EvidenceRow.evidence_id.in_(chunk),
+            )
+        )
+        found.update({evidence_id: digest for evidence_id, digest in rows})
+    return found
+
+
+_PG_DIGESTS = text(
+    "SELECT e.evidence_id, e.content_sha256 "
+    "FROM unnest(CAST(:ids AS varchar[])) AS wanted(id) "
+    "CROSS JOIN LATERAL (SELECT evidence_id, content_sha256 FROM evidence "
+    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id) AS e"
+)
+
+
+def ensure_agents(
+    connection: Connection, organisation_id: int, agent_ids: Sequence[str], *, now: datetime
+) -> dict[str, int]:
+    """Create the agents not yet known (safe under concurrency); map each id to its key."""
+    values = [
+        {"organisation_id": organisation_id, "agent_id": agent_id, "created_at": now}
+        for agent_id in agent_ids
+    ]
+    dialect_insert: Any = (
+        postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    )
+    connection.execute(dialect_insert(AgentRow).on_conflict_do_nothing(), values)
+    agents: dict[str, int] = {}
+    for chunk in chunks(agent_ids):
+        rows = connection.execute(
+            select(AgentRow.agent_id, AgentRow.id).where(
+                AgentRow.organisation_id == organisation_id,
+                member_of(connection, AgentRow.agent_id, chunk),
+            )
+        )
+        agents.update({agent_id: pk for agent_id, pk in rows})
+    return agents
+
+
+@cache
+def _evidence_adapter() -> TypeAdapter[Evidence]:
+    return TypeAdapter(Evidence)
+
+
+def _stored_evidence(
+    connection: Connection, store: TrustStore, agent_pks: Sequence[int]
+) -> dict[int, tuple[Evidence, ...]]:
+    """Each agent's stored evidence: cached records plus the rows appended since."""
+    stored: dict[int, tuple[Evidence, ...]] = {}
+    after: dict[int, int] = {}
+    for agent_pk in agent_pks:
+        entry = store.evidence_cache.get(agent_pk)
+        stored[agent_pk] = () if entry is None else entry[1]
+        after[agent_pk] = 0 if entry is None else entry[0]
+    adapter = _evidence_adapter()
+    for chunk in chunks(sorted(agent_pks)):
+        fresh: dict[int, list[Evidence]] = defaultdict(list)
+        rows = connection.execute(
+            select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
+            .where(
+                member_of(connection, EvidenceRow.agent_pk, chunk),
+                EvidenceRow.seq > min(after[pk] for pk in chunk),
+            )
+            .order_by(EvidenceRow.seq)
+        )
+        for agent_pk, seq, content in rows:
+            if seq > after[agent_pk]:
+                # Stored content was validated on the way in; validate_json skips a json.loads.
+                fresh[agent_pk].append(adapter.validate_json(content))
+        for agent_pk, records in fresh.items():
+            stored[agent_pk] = (*stored[agent_pk], *records)
+    return stored
+
+
+def _last_seqs(connection: Connection, agent_pks: Sequence[int]) -> dict[int, int]:
+    last: dict[int, int] = {}
+    for chunk in chunks(sorted(agent_pks)):
+        rows = connection.execute(
+            select(EvidenceRow.agent_pk, func.max(EvidenceRow.seq))
+            .where(member_of(connection, EvidenceRow.agent_pk, chunk))
+            .group_by(EvidenceRow.agent_pk)
+        )
+        last.update({pk: seq for pk, seq in rows})
+    return last
+
+
+EVIDENCE_COLUMNS = (
+    "organisation_id",
+    "agent_pk",
+    "evidence_id",
+    "dimension",
+    "kind",
+    "observed_at",
+    "content",
+    "content_sha256",
+    "source",
+    "probe_run_id",
+    "received_at",
+    "prev_hash",
+    "row_hash",
+)
+# How SQLAlchemy's SQLite DATETIME stores a naive UTC time; the bulk path writes the same text.
+SQLITE_DATETIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def _append_evidence(
+    connection: Connection,
+    organisation_id: int,
+    agents: dict[str, int],
+    accepted: Sequence[_Prepared],
+    *,
+    now: datetime,
+    source: EvidenceSource,
+    probe_run_id: int | None,
+) -> None:
+    head = connection.execute(
+        select(EvidenceRow.row_hash)
+        .where(EvidenceRow.organisation_id == organisation_id)
+        .order_by(EvidenceRow.seq.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+    prev_hash = GENESIS if head is None else head
+    hashes = evidence_link_hashes(
+        prev_hash,
+        (item.content for item in accepted),
+        source=source.value,
+        received_at=now,
+        probe_run_id=probe_run_id,
+    )
+    sqlite_dialect = connection.dialect.name == "sqlite"
+    spelled: dict[datetime, str] = {}  # records of a batch share few distinct times
+
+    def sqlite_time(moment: datetime) -> str:
+        text = spelled.get(moment)
+        if text is None:
+            text = spelled[moment] = moment.astimezone(UTC).strftime(SQLITE_DATETIME)
+        return text
+
+    received: object = sqlite_time(now) if sqlite_dialect else now
+    rows = []
+    for item, row_hash in zip(accepted, hashes, strict=True):
+        record = item.record
+        observed: object = record.observed_at
+        if sqlite_dialect:
+            observed = sqlite_time(record.observed_at)
+        rows.append(
+            (
+                organisation_id,
+                agents[record.agent_id],
+                record.id,
+                str(record.dimension),
+                record.kind,
+                observed,
+                item.content,
+                item.digest,
+                source.value,
+                probe_run_id,
+                received,
+                prev_hash,
+                row_hash,
+            )
+        )
+        prev_hash = row_hash
+    # Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
+    # impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
+    # driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
+    # per-row parameter processing would cost more than the insert itself.
+    columns = ", ".join(EVIDENCE_COLUMNS)
+    if sqlite_dialect:
+        placeholders = ", ".join("?" for _ in EVIDENCE_COLUMNS)
+        connection.exec_driver_sql(
+            f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
+        )
+        return
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)

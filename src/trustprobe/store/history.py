@@ -1,0 +1,413 @@
+"""Score history: append a transition per recomputation, hold big swings for review."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
+
+from trustprobe.store.chains import (
+    GENESIS,
+    link_hash,
+    review_seal,
+    transition_envelope,
+)
+from trustprobe.store.engine import chunks, member_of, read_transaction
+from trustprobe.store.errors import NotFoundError
+from trustprobe.store.models import (
+    AgentScore,
+    HistoryPage,
+    Review,
+    ReviewStatus,
+    Transition,
+    TransitionStatus,
+)
+from trustprobe.store.schema import AgentRow, OrganisationRow, ReviewRow, TransitionRow
+from trustprobe.store.store import TrustStore
+from trustprobe.trust import Evidence, TrustScore, compute_trust_score
+
+CANONICAL_STATUSES = (TransitionStatus.COMMITTED.value, TransitionStatus.APPROVED.value)
+SYSTEM_ACTOR = "system"
+MAX_PAGE = 500
+
+
+def is_anomalous(previous: int | None, proposed: int | None, threshold: int) -> bool:
+    """Whether a move from ``previous`` to ``proposed`` needs review.
+
+    Only a swing between two composites can be measured: a first score, or a move from or to
+    "no coverage" (``None``), is committed directly.
+    """
+    if previous is None or proposed is None:
+        return False
+    return abs(proposed - previous) > threshold
+
+
+def _canonical_row(connection: Connection, agent_pk: int) -> Row[Any] | None:
+    return connection.execute(
+        select(TransitionRow)
+        .where(TransitionRow.agent_pk == agent_pk, TransitionRow.status.in_(CANONICAL_STATUSES))
+        .order_by(TransitionRow.seq.desc())
+        .limit(1)
+    ).first()
+
+
+@dataclass(frozen=True)
+class Rescore:
+    """One agent to rescore: its key, id, all of its evidence, and what triggered it."""
+
+    agent_pk: int
+    agent_id: str
+    evidence: Sequence[Evidence]
+    trigger: str
+    score: TrustScore | None = None
+    """The score already computed from this evidence with the same ``now``, config and weights
+    (e.g. by a Dask worker, trustprobe.distributed); ``None`` computes it here."""
+
+
+def _latest_seqs(
+    connection: Connection, agent_pks: list[int], *, canonical: bool
+) -> dict[int, int]:
+    found: dict[int, int] = {}
+    for chunk in chunks(agent_pks):
+        query = select(TransitionRow.agent_pk, func.max(TransitionRow.seq)).where(
+            member_of(connection, TransitionRow.agent_pk, chunk)
+        )
+        if canonical:
+            query = query.where(TransitionRow.status.in_(CANONICAL_STATUSES))
+        found.update(
+            {pk: seq for pk, seq in connection.execute(query.group_by(TransitionRow.agent_pk))}
+        )
+    return found
+
+
+def append_transitions(
+    connection: Connection,
+    store: TrustStore,
+    *,
+    organisation_id: int,
+    rescores: Sequence[Rescore],
+    now: datetime,
+) -> list[tuple[int, int | None]]:
+    """Recompute each agent's score and append it; returns (seq, review id) per agent, in order.
+
+    Call inside the write transaction that holds the organisation's lock. A pending review of
+    one of these agents is superseded: it judged a score that no longer reflects the evidence.
+    A handful of queries serve every agent of the batch, whatever their number.
+    """
+    if not rescores:
+        return []
+    agent_pks = [r.agent_pk for r in rescores]
+    canonical_seq = _latest_seqs(connection, agent_pks, canonical=True)
+    last_seq = _latest_seqs(connection, agent_pks, canonical=False)
+    known: dict[int, tuple[int | None, str]] = {}
+    wanted = sorted(set(canonical_seq.values()) | set(last_seq.values()))
+    for chunk in chunks(wanted):
+        rows = connection.execute(
+            select(TransitionRow.seq, TransitionRow.composite, TransitionRow.row_hash).where(
+                member_of(connection, TransitionRow.seq, chunk)
+            )
+        )
+        known.update({seq: (composite, row_hash) for seq, composite, row_hash in rows})
+    _supersede_pending(connection, agent_pks=agent_pks, now=now)
+
+    rows_out: list[dict[str, Any]] = []
+    for rescore in rescores:
+        score = rescore.score
+        if score is None:
+            score = compute_trust_score(
+                rescore.agent_id,
+                list(rescore.evidence),
+                now=now,
+                config=store.config,
+                weights=store.weights,
+            )
+        tier = str(score.tier)
+        score_json = score.model_dump_json()
+        baseline_seq = canonical_seq.get(rescore.agent_pk)
+        anomalous = baseline_seq is not None and is_anomalous(
+            known[baseline_seq][0], score.composite, store.anomaly_threshold
+        )
+        previous = last_seq.get(rescore.agent_pk)
+        prev_hash = GENESIS if previous is None else known[previous][1]
+        row_hash = link_hash(
+            prev_hash,
+            transition_envelope(
+                agent_id=rescore.agent_id,
+                composite=score.composite,
+                tier=tier,
+                score=score_json,
+                computed_at=now,
+                trigger=rescore.trigger,
+                was_anomalous=anomalous,
+                baseline_seq=baseline_seq,
+            ),
+        )
+        status = TransitionStatus.PENDING_REVIEW if anomalous else TransitionStatus.COMMITTED
+        rows_out.append(
+            {
+                "organisation_id": organisation_id,
+                "agent_pk": rescore.agent_pk,
+                "composite": score.composite,
+                "tier": tier,
+                "score": score_json,
+                "computed_at": now,
+                "trigger": rescore.trigger,
+                "was_anomalous": anomalous,
+                "baseline_seq": baseline_seq,
+                "status": status.value,
+                "prev_hash": prev_hash,
+                "row_hash": row_hash,
+            }
+        )
+    seqs = list(
+        connection.execute(
+            insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
+            rows_out,
+        ).scalars()
+    )
+    reviews = [
+        {
+            "organisation_id": organisation_id,
+            "agent_pk": row["agent_pk"],
+            "transition_seq": seq,
+            "status": ReviewStatus.PENDING.value,
+            "opened_at": now,
+            "seal": review_seal(
+                transition_hash=row["row_hash"],
+                status=ReviewStatus.PENDING.value,
+                opened_at=now,
+                decided_at=None,
+                decided_by=None,
+                reason=None,
+            ),
+        }
+        for row, seq in zip(rows_out, seqs, strict=True)
+        if row["was_anomalous"]
+    ]
+    review_ids: dict[int, int] = {}
+    if reviews:
+        ids = connection.execute(
+            insert(ReviewRow).returning(ReviewRow.id, sort_by_parameter_order=True), reviews
+        ).scalars()
+        review_ids = {
+            review["transition_seq"]: review_id
+            for review, review_id in zip(reviews, ids, strict=True)
+        }
+    return [(seq, review_ids.get(seq)) for seq in seqs]
+
+
+def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: datetime) -> None:
+    pending = [
+        row
+        for chunk in chunks(agent_pks)
+        for row in connection.execute(
+            select(
+                ReviewRow.id, ReviewRow.transition_seq, ReviewRow.opened_at, TransitionRow.row_hash
+            )
+            .join(TransitionRow, TransitionRow.seq == ReviewRow.transition_seq)
+            .where(
+                member_of(connection, ReviewRow.agent_pk, chunk),
+                ReviewRow.status == ReviewStatus.PENDING.value,
+            )
+        )
+    ]
+    for review_id, transition_seq, opened_at, transition_hash in pending:
+        close_review(
+            connection,
+            review_id=review_id,
+            transition_seq=transition_seq,
+            transition_hash=transition_hash,
+            opened_at=opened_at,
+            status=ReviewStatus.SUPERSEDED,
+            decided_by=SYSTEM_ACTOR,
+            reason="superseded by a newer score of the same agent before it was decided",
+            now=now,
+        )
+
+
+def close_review(
+    connection: Connection,
+    *,
+    review_id: int,
+    transition_seq: int,
+    transition_hash: str,
+    opened_at: datetime,
+    status: ReviewStatus,
+    decided_by: str,
+    reason: str,
+    now: datetime,
+) -> None:
+    """Record a review's decision, reseal it, and move its transition to the same status."""
+    seal = review_seal(
+        transition_hash=transition_hash,
+        status=status.value,
+        opened_at=opened_at,
+        decided_at=now,
+        decided_by=decided_by,
+        reason=reason,
+    )
+    connection.execute(
+        update(ReviewRow)
+        .where(ReviewRow.id == review_id)
+        .values(
+            status=status.value, decided_at=now, decided_by=decided_by, reason=reason, seal=seal
+        )
+    )
+    connection.execute(
+        update(TransitionRow)
+        .where(TransitionRow.seq == transition_seq)
+        .values(status=TransitionStatus(status.value).value)
+    )
+
+
+def _agent_pk(connection: Connection, organisation: str, agent_id: str) -> int:
+    found = connection.execute(
+        select(AgentRow.id)
+        .join(OrganisationRow, OrganisationRow.id == AgentRow.organisation_id)
+        .where(OrganisationRow.name == organisation, AgentRow.agent_id == agent_id)
+    ).scalar_one_or_none()
+    if found is None:
+        raise NotFoundError(f"no agent {agent_id!r} in this organisation")
+    return found
+
+
+def _transition(row: Row[Any], agent_id: str) -> Transition:
+    return Transition(
+        seq=row.seq,
+        agent_id=agent_id,
+        composite=row.composite,
+        tier=row.tier,
+        status=TransitionStatus(row.status),
+        was_anomalous=row.was_anomalous,
+        baseline_seq=row.baseline_seq,
+        computed_at=row.computed_at,
+        trigger=row.trigger,
+        score=TrustScore.model_validate_json(row.score),
+        hash=row.row_hash,
+    )
+
+
+REVIEW_COLUMNS = (
+    ReviewRow.id,
+    AgentRow.agent_id,
+    ReviewRow.transition_seq,
+    ReviewRow.status,
+    TransitionRow.composite,
+    TransitionRow.tier,
+    TransitionRow.baseline_seq,
+    ReviewRow.opened_at,
+    ReviewRow.decided_at,
+    ReviewRow.decided_by,
+    ReviewRow.reason,
+)
+
+
+def review_query() -> Any:
+    """Select the columns of :func:`review_from_row`, joined to transition and agent."""
+    return (
+        select(*REVIEW_COLUMNS)
+        .join(TransitionRow, TransitionRow.seq == ReviewRow.transition_seq)
+        .join(AgentRow, AgentRow.id == ReviewRow.agent_pk)
+    )
+
+
+def review_from_row(connection: Connection, row: Row[Any]) -> Review:
+    """Build a :class:`Review`, looking up the canonical composite it was compared with."""
+    canonical_composite = None
+    if row.baseline_seq is not None:
+        canonical_composite = connection.execute(
+            select(TransitionRow.composite).where(TransitionRow.seq == row.baseline_seq)
+        ).scalar_one_or_none()
+    return Review(
+        id=row.id,
+        agent_id=row.agent_id,
+        transition_seq=row.transition_seq,
+        status=ReviewStatus(row.status),
+        composite=row.composite,
+        canonical_composite=canonical_composite,
+        tier=row.tier,
+        opened_at=row.opened_at,
+        decided_at=row.decided_at,
+        decided_by=row.decided_by,
+        reason=row.reason,
+    )
+
+
+@cache
+def _canonical_statements() -> tuple[Any, Any]:
+    """Build the two statements of :func:`canonical_score` once (GET score is the hot path)."""
+    latest = (
+        select(func.max(TransitionRow.seq))
+        .where(
+            TransitionRow.agent_pk == AgentRow.id,
+            TransitionRow.status.in_(CANONICAL_STATUSES),
+        )
+        .correlate(AgentRow)
+        .scalar_subquery()
+    )
+    score = (
+        select(AgentRow.id, TransitionRow.seq, TransitionRow.score, TransitionRow.computed_at)
+        .join(OrganisationRow, OrganisationRow.id == AgentRow.organisation_id)
+        .outerjoin(TransitionRow, TransitionRow.seq == latest)
+        .where(
+            OrganisationRow.name == bindparam("organisation"),
+            AgentRow.agent_id == bindparam("agent_id"),
+        )
+    )
+    pending = review_query().where(
+        ReviewRow.agent_pk == bindparam("agent_pk"),
+        ReviewRow.status == ReviewStatus.PENDING.value,
+    )
+    return score, pending
+
+
+def canonical_score(store: TrustStore, *, organisation: str, agent_id: str) -> AgentScore:
+    """Return the canonical score and any pending review; unknown agents raise NotFoundError."""
+    score_query, pending_query = _canonical_statements()
+    with read_transaction(store.engine) as connection:
+        row = connection.execute(
+            score_query, {"organisation": organisation, "agent_id": agent_id}
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no agent {agent_id!r} in this organisation")
+        if row.seq is None:  # every stored agent has a first, committed score; defensive only
+            raise NotFoundError(f"agent {agent_id!r} has no committed score yet")
+        pending_row = connection.execute(pending_query, {"agent_pk": row.id}).first()
+        pending = None if pending_row is None else review_from_row(connection, pending_row)
+    return AgentScore(
+        agent_id=agent_id,
+        score=TrustScore.model_validate_json(row.score),
+        transition_seq=row.seq,
+        computed_at=row.computed_at,
+        pending_review=pending,
+    )
+
+
+def score_history(
+    store: TrustStore,
+    *,
+    organisation: str,
+    agent_id: str,
+    limit: int = 50,
+    before: int | None = None,
+) -> HistoryPage:
+    """Return a page of the agent's transitions, newest first, older than ``before`` when given."""
+    limit = max(1, min(limit, MAX_PAGE))
+    with read_transaction(store.engine) as connection:
+        agent_pk = _agent_pk(connection, organisation, agent_id)
+        condition = TransitionRow.agent_pk == agent_pk
+        if before is not None:
+            condition = and_(condition, TransitionRow.seq < before)
+        rows = connection.execute(
+            select(TransitionRow)
+            .where(condition)
+            .order_by(TransitionRow.seq.desc())
+            .limit(limit + 1)
+        ).all()
+    page = [_transition(row, agent_id) for row in rows[:limit]]
+    next_before = page[-1].seq if len(rows) > limit else None
+    return HistoryPage(agent_id=agent_id, transitions=page, next_before=next_before)

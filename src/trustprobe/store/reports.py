@@ -1,0 +1,127 @@
+"""Probe reports as evidence: record the run, convert it, ingest it, all in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import AwareDatetime, TypeAdapter, ValidationError
+from sqlalchemy import Connection, insert, select
+
+from trustprobe.store.chains import canonical_json, sha256_hex
+from trustprobe.store.engine import write_transaction
+from trustprobe.store.errors import NotFoundError
+from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
+from trustprobe.store.history import canonical_score
+from trustprobe.store.models import AgentScore, EvidenceSource, ReportIngestResult
+from trustprobe.store.schema import AgentRow, ProbeRunRow
+from trustprobe.store.store import DEFAULT_ORGANISATION, TrustStore
+from trustprobe.trust import Evidence, evidence_from_report
+
+_AWARE: TypeAdapter[datetime] = TypeAdapter(AwareDatetime)
+
+
+def _created_at(report: Mapping[str, Any]) -> datetime | None:
+    provenance = report.get("provenance")
+    if not isinstance(provenance, Mapping):
+        return None
+    try:
+        return _AWARE.validate_python(provenance.get("created_at")).astimezone(UTC)
+    except ValidationError:
+        return None
+
+
+def _existing_run(
+    connection: Connection, organisation_id: int, agent_id: str, digest: str
+) -> tuple[int, datetime] | None:
+    row = connection.execute(
+        select(ProbeRunRow.id, ProbeRunRow.observed_at)
+        .join(AgentRow, AgentRow.id == ProbeRunRow.agent_pk)
+        .where(
+            ProbeRunRow.organisation_id == organisation_id,
+            AgentRow.agent_id == agent_id,
+            ProbeRunRow.report_sha256 == digest,
+        )
+    ).first()
+    return None if row is None else (row.id, row.observed_at)
+
+
+def submit_report(
+    store: TrustStore,
+    report: Mapping[str, Any],
+    *,
+    agent_id: str,
+    organisation: str,
+    now: datetime,
+    observed_at: datetime | None = None,
+    source: EvidenceSource = EvidenceSource.REPORT,
+) -> ReportIngestResult:
+    """Record a probe run for ``agent_id`` and ingest the evidence its report yields.
+
+    ``observed_at`` defaults to the time of the first receipt of this report, else its
+    ``provenance.created_at``, else ``now``, so re-sending a report is a no-op. A report the
+    trust engine cannot convert raises :class:`trustprobe.errors.InputError`; nothing is stored.
+    """
+    digest = sha256_hex(canonical_json(report))
+    cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
+    with write_transaction(store.engine) as connection:
+        organisation_id = lock_organisation(connection, organisation, now=now)
+        existing = _existing_run(connection, organisation_id, agent_id, digest)
+        observed = observed_at or (existing[1] if existing else None) or _created_at(report) or now
+        evidence = evidence_from_report(report, agent_id=agent_id, observed_at=observed)
+        if existing is not None:
+            run_id = existing[0]
+        else:
+            agent_pk = ensure_agents(connection, organisation_id, [agent_id], now=now)[agent_id]
+            schema_version = report.get("schema_version")
+            run_id = connection.execute(
+                insert(ProbeRunRow).returning(ProbeRunRow.id),
+                {
+                    "organisation_id": organisation_id,
+                    "agent_pk": agent_pk,
+                    "report_sha256": digest,
+                    "schema_version": None if schema_version is None else str(schema_version)[:40],
+                    "observed_at": observed,
+                    "evidence_count": len(evidence),
+                    "source": source.value,
+                    "received_at": now,
+                },
+            ).scalar_one()
+        result = ingest_in_transaction(
+            connection,
+            store,
+            evidence,
+            organisation=organisation,
+            now=now,
+            source=source,
+            probe_run_id=run_id,
+            cache_updates=cached,
+        )
+    store.evidence_cache.update(cached)  # only now: the rows are committed
+    return ReportIngestResult(
+        **result.model_dump(),
+        probe_run_id=run_id,
+        report_sha256=digest,
+        duplicate_report=existing is not None,
+    )
+
+
+def record_report(
+    store: TrustStore,
+    report_dict: Mapping[str, Any],
+    *,
+    agent_id: str,
+    now: datetime,
+    organisation: str = DEFAULT_ORGANISATION,
+) -> AgentScore | None:
+    """Ingest a probe report as evidence and return the agent's resulting canonical score.
+
+    ``None`` when the report yielded no evidence and the agent has no score yet. The score
+    returned is the canonical one: an anomalous swing shows as ``pending_review`` instead.
+    """
+    submit_report(store, report_dict, agent_id=agent_id, organisation=organisation, now=now)
+    try:
+        return canonical_score(store, organisation=organisation, agent_id=agent_id)
+    except NotFoundError:
+        return None

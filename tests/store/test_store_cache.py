@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import contextlib
+from datetime import timedelta
+
+from tests.store.conftest import NOW
+from tests.store.records import eval_record, parsed
+from trustprobe.store import EvidenceSource, TrustStore, canonical_score, ingest_evidence
+from trustprobe.store.evidence_cache import EvidenceCache
+
+
+def test_cache_keeps_newest_entries_and_evicts_least_used() -> None:
+    records = tuple(
+        parsed(*(eval_record(f"e{i}", "a", "accuracy", 50, observed_at=NOW) for i in range(3)))
+    )
+    cache = EvidenceCache(max_records=4)
+    cache.update({1: (10, records[:2]), 2: (20, records[:2])})
+    assert cache.get(1) == (10, records[:2])  # 1 is now the most recently used
+    cache.update({1: (5, records[:1])})  # older than what is cached: ignored
+    assert cache.get(1) == (10, records[:2])
+    cache.update({3: (30, records[:1])})  # 5 records > 4: evict the least used (2)
+    assert cache.get(2) is None
+    assert cache.get(3) == (30, records[:1])
+
+
+def test_a_second_process_sees_evidence_added_by_another(store: TrustStore) -> None:
+    # Two store handles on one database stand for two processes with their own caches.
+    other = TrustStore(store.engine)
+    for minute, (handle, evidence_id, score) in enumerate(
+        [(store, "e1", 80), (other, "e2", 60), (store, "e3", 70)]
+    ):
+        ingest_evidence(
+            handle,
+            parsed(eval_record(evidence_id, "alpha", "accuracy", score, observed_at=NOW)),
+            organisation="acme",
+            now=NOW + timedelta(minutes=minute),
+            source=EvidenceSource.API,
+        )
+    # mean(80, 60, 70) = 70 → 700: the first handle's cache picked up e2 from the database
+    assert canonical_score(store, organisation="acme", agent_id="alpha").score.composite == 700
+    (_seq, cached) = store.evidence_cache.get(1) or (0, ())
+    assert [record.id for record in cached] == ["e1", "e2", "e3"]
+
+
+def test_a_rolled_back_ingestion_leaves_the_cache_alone(store: TrustStore) -> None:
+    ingest_evidence(
+        store,
+        parsed(eval_record("e1", "alpha", "accuracy", 80, observed_at=NOW)),
+        organisation="acme",
+        now=NOW,
+        source=EvidenceSource.API,
+    )
+    before = store.evidence_cache.get(1)
+    broken = TrustStore(store.engine, weights=object(), evidence_cache=store.evidence_cache)  # type: ignore[arg-type]
+    with contextlib.suppress(Exception):
+        ingest_evidence(
+            broken,
+            parsed(eval_record("e2", "alpha", "accuracy", 10, observed_at=NOW)),
+            organisation="acme",
+            now=NOW,
+            source=EvidenceSource.API,
+        )
+    assert store.evidence_cache.get(1) == before
