@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,16 +12,31 @@ from trustprobe.demo.__main__ import main
 from trustprobe.errors import ExitCode
 from trustprobe.probes import builtin_probes
 from trustprobe.runner import RunFiles, RunStatus, read_manifest
+from trustprobe.store import open_store, score_history
 
 
 def test_demo_scans_the_builtin_catalog_and_can_run_again(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("TRUSTPROBE_HOME", str(tmp_path / "home"))  # the embedded store
+    monkeypatch.delenv("TRUSTPROBE_DATABASE_URL", raising=False)
     out = tmp_path / "demo-output"
     assert main(["--out", str(out)]) == ExitCode.OK
     printed = capsys.readouterr().out
     assert "Demo agent stopped." in printed
     assert f"report: {RunFiles(out).report_json}\n" in printed
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+    # The scan is recorded as evidence in the embedded store and scored.
+    assert f"trust store: sqlite:///{tmp_path / 'home' / 'trustprobe.db'}" in printed
+    assert re.search(
+        r"trust score of demo-guarded: \d+ / 1000, tier (bronze|silver|gold|platinum)", printed
+    )
+    store = open_store()
+    try:
+        history = score_history(store, organisation="default", agent_id="demo-guarded")
+    finally:
+        store.close()
+    assert len(history.transitions) == 1
     manifest = read_manifest(out)
     assert manifest.status is RunStatus.COMPLETE
     assert manifest.counts.planned == manifest.counts.responses == len(builtin_probes())
