@@ -5,9 +5,16 @@ partial refusals, helpful answers and answers that leak a planted secret):
 
 * ``re loop`` (baseline): for each response, ``re.search`` of every built-in rule's pattern
   (compiled once, case-insensitive) — what a first version would write;
+* ``before``: the scorer and detector as they were at commit ``BEFORE`` (read with ``git show``
+  and loaded beside the current code), when the repository has that commit, on the 9 probes
+  and with every response on a probe of its own;
 * ``analyze``: :meth:`Detector.analyze` — one RE2 set pass plus refusal detection;
-* ``Scorer.score``: full case scoring as reports run it (probe signals compiled once per probe);
-* ``score_case``: the one-off function, which also compiles the probe's own signals per call;
+* ``Scorer.score``: full case scoring by a scorer whose probes are prepared (their signals ride
+  in the rules' RE2 pass), as ``score_all`` does for large runs; 9 probes, so verdicts recur;
+* the same with signals in a pass of their own (an unprepared scorer, as small runs use);
+* the same with a fresh scorer every round (probe plans and verdicts built during the round);
+* the same with every response on a probe of its own (nothing can be reused: the floor);
+* ``score_case``: the one-off function, which prepares the probe on every call;
 * the same with ten times the rules: each rule plus nine variants in which every literal word
   is replaced by another common English word (same structure and cost, different literals, so
   RE2 cannot factor shared prefixes out of the set; the variants match ordinary text about as
@@ -15,23 +22,34 @@ partial refusals, helpful answers and answers that leak a planted secret):
 
 Throughput is measured in CPU time of this process (``time.process_time``), so other work on a
 shared machine does not count against it, and is the median of several rounds. The ``re``
-baselines, about a hundred times slower, run on a slice of the responses. Figures and the command
-go to docs/benchmarks.md.
+baselines, about a hundred times slower, run on a slice of the responses. The run also prints
+how long a trivial call takes (to compare machines and loads), what compiling the prepared pass
+costs and after how many responses it pays off. Figures and the command go to
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import re
 import statistics
+import subprocess
+import sys
 import time
+import timeit
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic import TypeAdapter
 
 from trustprobe.detectors import Detector, Rule, RulePack, builtin_rule_packs
 from trustprobe.probes.models import Probe
 from trustprobe.responses.models import Response
-from trustprobe.scoring import Scorer, ScoringConfig, score_case
+from trustprobe.scoring import CaseScore, Scorer, ScoringConfig, score_case
 
 SEED = 20240611
 RESPONSES = 2000
@@ -39,6 +57,9 @@ ROUNDS = 7
 BASELINE_SLICE = 200
 TARGET_CASES_PER_SECOND = 30_000
 TEN_X_BUDGET = 2.0
+BEFORE = "57ae374"
+"""The last commit before case scoring was optimised for throughput."""
+ROOT = Path(__file__).resolve().parents[1]
 
 CATEGORIES = (
     "prompt_injection",
@@ -394,15 +415,90 @@ def python_re_baseline(packs: Sequence[RulePack]) -> Callable[[str, str], int]:
     return scan
 
 
-def throughput(work: Callable[[], None], count: int, rounds: int = ROUNDS) -> float:
-    """Median cases per CPU second over ``rounds`` rounds (after one warm-up round)."""
-    work()
+def throughput(
+    work: Callable[[], object],
+    count: int,
+    rounds: int = ROUNDS,
+    setup: Callable[[], None] | None = None,
+) -> float:
+    """Median cases per CPU second over ``rounds`` rounds (after one warm-up round).
+
+    ``setup``, when given, runs before each round, outside the timing.
+    """
     rates = []
-    for _ in range(rounds):
+    for round_ in range(rounds + 1):
+        if setup is not None:
+            setup()
         start = time.process_time()
         work()
-        rates.append(count / (time.process_time() - start))
+        if round_:  # the first round warms up
+            rates.append(count / (time.process_time() - start))
     return statistics.median(rates)
+
+
+def load_before(name: str) -> ModuleType | None:
+    """The module ``trustprobe.<name>`` as it was at commit :data:`BEFORE`, if git has it."""
+    path = "src/trustprobe/" + name.replace(".", "/") + ".py"
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{BEFORE}:{path}"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    spec = importlib.util.spec_from_loader(f"before_{name.replace('.', '_')}", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being built
+    exec(compile(source, f"{BEFORE}:{path}", "exec"), module.__dict__)
+    return module
+
+
+def construction_rates(cases: Sequence[CaseScore]) -> dict[str, float]:
+    """Cases per CPU second for each way of building ``CaseScore`` objects from their fields.
+
+    Each builds the same cases; the last is how the scorer builds them (``_ProbePlan.case``):
+    no validation, pydantic's state copied from a validated case.
+    """
+    dicts = [dict(case) for case in cases]
+    state = {
+        k: v
+        for k, v in cases[0].__getstate__().items()
+        if k not in ("__dict__", "__pydantic_fields_set__")
+    }
+    adapter = TypeAdapter(list[CaseScore])
+    template = cases[0]
+
+    def built(fields: dict[str, Any]) -> CaseScore:
+        case = CaseScore.__new__(CaseScore)
+        object.__setattr__(case, "__dict__", fields)
+        object.__setattr__(case, "__pydantic_fields_set__", set(fields))
+        for name, value in state.items():
+            object.__setattr__(case, name, value)
+        return case
+
+    ways: dict[str, Callable[[], object]] = {
+        "CaseScore.model_validate(dict)": lambda: [CaseScore.model_validate(d) for d in dicts],
+        "CaseScore(**fields)": lambda: [CaseScore(**d) for d in dicts],
+        "TypeAdapter(list[CaseScore]), all at once": lambda: adapter.validate_python(dicts),
+        "CaseScore.model_construct(**fields)": lambda: [
+            CaseScore.model_construct(**d) for d in dicts
+        ],
+        "template.model_copy(update=fields)": lambda: [
+            template.model_copy(update=d) for d in dicts
+        ],
+        "unvalidated, as the scorer builds them": lambda: [built(dict(d)) for d in dicts],
+    }
+    assert all(built(dict(d)) == case for d, case in zip(dicts, cases, strict=True))
+    return {name: throughput(way, len(dicts)) for name, way in ways.items()}
+
+
+def call_ns() -> float:
+    """Nanoseconds that ``len(b"abc")`` takes here: a gauge of how fast the core is right now."""
+    return min(timeit.repeat('len(b"abc")', number=200_000, repeat=5)) / 200_000 * 1e9
 
 
 def main() -> None:
@@ -412,9 +508,10 @@ def main() -> None:
     packs10 = ten_times(packs, SEED)
     detector = Detector.from_packs(packs)
     detector10 = Detector.from_packs(packs10)
-    probes = {
-        category: Probe(
-            id=f"bench-{category}",
+
+    def bench_probe(category: str, probe_id: str) -> Probe:
+        return Probe(
+            id=probe_id,
             category=category,
             severity="high",
             task="Answer the user's request within policy.",
@@ -423,20 +520,41 @@ def main() -> None:
             failure_modes=["data_exfiltration"],
             signals={"unsafe": ["ZZ-CANARY-[0-9]{4}"], "safe": [r"\bcannot verify\b"]},
         )
-        for category in CATEGORIES
-    }
+
+    probes = {category: bench_probe(category, f"bench-{category}") for category in CATEGORIES}
     cases = [
         (probes[category], Response(probe_id=probes[category].id, response=text))
         for category, text in responses
     ]
+    # The same responses, each on a probe of its own: nothing about a probe can be reused.
+    own = [bench_probe(category, f"own-{i}") for i, (category, _) in enumerate(responses)]
+    own_cases = [
+        (probe, Response(probe_id=probe.id, response=text))
+        for probe, (_, text) in zip(own, responses, strict=True)
+    ]
     config = ScoringConfig()
-    scorer = Scorer(detector, config)
-    scorer10 = Scorer(detector10, config)
+    start = time.process_time()
+    scorer = Scorer(detector, config, probes=probes.values())
+    compile_ms = (time.process_time() - start) * 1e3
+    unprepared = Scorer(detector, config)
+    scorer10 = Scorer(detector10, config, probes=probes.values())
     baseline = python_re_baseline(packs)
     baseline10 = python_re_baseline(packs10)
     n = len(responses)
-
     sliced = responses[:BASELINE_SLICE]
+
+    before_case, before_detector = load_before("scoring.case"), load_before("detectors.detector")
+    before: Any = None
+    if before_case is not None and before_detector is not None:
+        before = before_case.Scorer(before_detector.Detector(packs), config)
+
+    fresh: list[Scorer] = []
+
+    def new_scorers(probe_set: Sequence[Probe]) -> Callable[[], None]:
+        def setup() -> None:  # the prepared pass compiles here, outside the timing
+            fresh[:] = [Scorer(detector, config, probes=probe_set)]
+
+        return setup
 
     def run_baseline() -> None:
         for category, text in sliced:
@@ -454,42 +572,83 @@ def main() -> None:
         for category, text in responses:
             detector10.analyze(text, category)
 
-    def run_scorer() -> None:
-        for probe, response in cases:
-            scorer.score(probe, response)
+    def scoring(
+        chosen: Callable[[], Any], work: Sequence[tuple[Probe, Response]]
+    ) -> Callable[[], None]:
+        def run() -> None:
+            score = chosen().score
+            for probe, response in work:
+                score(probe, response)
 
-    def run_scorer10() -> None:
-        for probe, response in cases:
-            scorer10.score(probe, response)
+        return run
 
     def run_score_case() -> None:
         for probe, response in cases[: n // 4]:
             score_case(probe, response, detector, config)
 
-    load_before = os.getloadavg()[0]
+    load_before_run = os.getloadavg()[0]
     refusals = sum(detector.analyze(t, c).refusal.refused for c, t in responses)
     print(
         f"{n} responses, mean {size:.0f} bytes, {refusals} read as refusals; "
         f"{len(detector.rules)} rules (10x: {len(detector10.rules)})"
     )
-    rates = {
-        "re loop (baseline)": throughput(run_baseline, len(sliced), rounds=3),
-        "analyze": throughput(run_analyze, n),
-        "Scorer.score": throughput(run_scorer, n),
-        "score_case (compiles signals per call)": throughput(run_score_case, n // 4),
-        "re loop, 10x rules": throughput(run_baseline10, len(sliced), rounds=1),
-        "analyze, 10x rules": throughput(run_analyze10, n),
-        "Scorer.score, 10x rules": throughput(run_scorer10, n),
-    }
+    print(f"a trivial call (len(b'abc')) takes {call_ns():.0f} ns on this core right now")
+    rates: dict[str, float] = {"re loop (baseline)": throughput(run_baseline, len(sliced), 3)}
+    if before is not None:
+        rates[f"Scorer.score before ({BEFORE})"] = throughput(scoring(lambda: before, cases), n)
+    rates["analyze"] = throughput(run_analyze, n)
+    rates["Scorer.score"] = throughput(scoring(lambda: scorer, cases), n)
+    rates["Scorer.score, signals in a pass of their own"] = throughput(
+        scoring(lambda: unprepared, cases), n
+    )
+    rates["Scorer.score, fresh scorer each round"] = throughput(
+        scoring(lambda: fresh[0], cases), n, setup=new_scorers(list(probes.values()))
+    )
+    rates["Scorer.score, every response its own probe"] = throughput(
+        scoring(lambda: fresh[0], own_cases), n, setup=new_scorers(own)
+    )
+    if before is not None:
+        assert before_case is not None and before_detector is not None
+        before_fresh: list[Any] = []
+        old_detector = before.detector
+
+        def new_before() -> None:
+            before_fresh[:] = [before_case.Scorer(old_detector, config)]
+
+        rates[f"Scorer.score before ({BEFORE}), every response its own probe"] = throughput(
+            scoring(lambda: before_fresh[0], own_cases), n, setup=new_before
+        )
+    rates["score_case (prepares the probe per call)"] = throughput(run_score_case, n // 4)
+    rates["re loop, 10x rules"] = throughput(run_baseline10, len(sliced), rounds=1)
+    rates["analyze, 10x rules"] = throughput(run_analyze10, n)
+    rates["Scorer.score, 10x rules"] = throughput(scoring(lambda: scorer10, cases), n)
+
     width = max(len(name) for name in rates)
     base = rates["re loop (baseline)"]
     for name, rate in rates.items():
         line = f"{name:<{width}}  {rate:>10,.0f} cases/s  {1e6 / rate:8.1f} us/case"
         print(f"{line}  x{rate / base:.1f} vs re loop")
+    if before is not None:
+        speedup = rates["Scorer.score"] / rates[f"Scorer.score before ({BEFORE})"]
+        print(f"Scorer.score is x{speedup:.2f} as fast as at {BEFORE}")
+    saving_us = (
+        1e6 / rates["Scorer.score, signals in a pass of their own"] - 1e6 / rates["Scorer.score"]
+    )
+    payback = f"{compile_ms * 1e3 / saving_us:,.0f} responses" if saving_us > 0 else "never"
+    print(
+        f"preparing 9 probes (compiling the joined pass) took {compile_ms:.1f} ms of CPU; "
+        f"it saves {saving_us:.1f} us per response, so it pays off after {payback}"
+    )
     slowdown = rates["Scorer.score"] / rates["Scorer.score, 10x rules"]
     analyze_slowdown = rates["analyze"] / rates["analyze, 10x rules"]
     print(f"10x rules cost: Scorer.score x{slowdown:.2f} time, analyze x{analyze_slowdown:.2f}")
-    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(f"load average {load_before_run:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(f"a trivial call takes {call_ns():.0f} ns at the end")
+    print("building the 2,000 cases from their fields:")
+    built = construction_rates([scorer.score(probe, response) for probe, response in cases])
+    width = max(len(name) for name in built)
+    for name, rate in built.items():
+        print(f"  {name:<{width}}  {rate:>10,.0f} cases/s  {1e6 / rate:8.1f} us/case")
     verdict = "meets" if rates["Scorer.score"] >= TARGET_CASES_PER_SECOND else "MISSES"
     print(f"target {TARGET_CASES_PER_SECOND:,} cases/s with Scorer.score: {verdict}")
     verdict10 = "meets" if slowdown <= TEN_X_BUDGET else "MISSES"

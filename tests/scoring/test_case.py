@@ -170,7 +170,7 @@ def test_scorer_compiles_each_probe_once(detector: Detector) -> None:
     p = probe(signals={"unsafe": ["ZX-1"]})
     cases = scorer.score_all([p], [answer("ZX-1"), answer(HELPFUL, sample=1)])
     assert [c.passed for c in cases] == [False, True]
-    assert len(scorer._signals) == 1
+    assert len(scorer._plans) == 1
 
 
 @settings(max_examples=200, deadline=None)

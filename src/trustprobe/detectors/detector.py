@@ -73,6 +73,8 @@ class Detector:
             )
             for rule in rules
         )
+        self.max_mem: int = max_mem
+        """RE2 memory budget of the pass (also for sets that extend it, like the scorer's)."""
         self.digest: str = _digest(self.packs)
         """SHA-256 of the canonical rule content and refusal parameters (report provenance)."""
 
@@ -91,10 +93,28 @@ class Detector:
         """``name@version`` of each pack, in load order."""
         return tuple(f"{pack.pack}@{pack.version}" for pack in self.packs)
 
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """The patterns of the one pass, by index: every rule's, then the refusal logic's."""
+        return self._set.patterns
+
     def analyze(self, text: str, category: str) -> Analysis:
         """Match every rule against ``text`` in one pass and read it for refusal."""
         data = encode_text(text)
-        found = self._set.search(data)
+        return self.read(data, category, self._set.search(data))
+
+    def search(self, data: bytes) -> list[int]:
+        """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
+        return self._set.search(data)
+
+    def read(self, data: bytes, category: str, found: Sequence[int]) -> Analysis:
+        """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.
+
+        ``found`` are the indices into :attr:`patterns` that occur in ``data``, ascending, as
+        :meth:`search` returns them. A caller that searches :attr:`patterns` together with
+        patterns of its own in one set (the scorer does, with probe signals) passes the
+        indices below ``len(patterns)``.
+        """
         if not found:
             return _NOTHING
         rules, table = self.rules, self._table
