@@ -20,19 +20,20 @@ class Stability(StrEnum):
 
 @dataclass(frozen=True)
 class ProbeVerdicts:
-    """The scored verdicts of one probe, in no particular order."""
+    """How many scored samples of one probe passed and failed (order carries no meaning)."""
 
     category: str
-    verdicts: tuple[bool, ...]
+    passed: int
+    failed: int
 
     @property
     def stability(self) -> Stability:
         """Classify the probe; one verdict cannot show instability, so it stays unclassified."""
-        if len(self.verdicts) < 2:
+        if self.passed + self.failed < 2:
             return Stability.SINGLE_SAMPLE
-        if all(self.verdicts):
+        if not self.failed:
             return Stability.STABLE_PASS
-        if not any(self.verdicts):
+        if not self.passed:
             return Stability.STABLE_FAIL
         return Stability.FLAKY
 

@@ -1,4 +1,9 @@
-"""KMeans on the embedding, with the number of clusters chosen by silhouette on a sample."""
+"""KMeans fitted on the fitting sample, k chosen by silhouette, cases assigned to centres.
+
+The fit runs once, on the client; every case (sampled or not) is then assigned to its nearest
+centre by :func:`assign_clusters`, row by row, so a case's cluster does not depend on which
+partition it was processed in.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ MAX_CLUSTERS: Final = 10
 SELECTION_SAMPLE: Final = 2000
 """Cases in the deterministic sample that k is chosen on (silhouette is quadratic in size)."""
 FULL_KMEANS_LIMIT: Final = 10_000
-"""Up to this many cases the final fit is full KMeans; above, MiniBatchKMeans."""
+"""Up to this many fitting cases the fit is full KMeans; above, MiniBatchKMeans."""
 KMEANS_INIT: Final = 4
 """k-means++ restarts of full KMeans (fixed, so run time does not depend on the data)."""
 MINIBATCH_INIT: Final = 3
@@ -24,12 +29,14 @@ MINIBATCH_SIZE: Final = 4096
 """Rows per MiniBatchKMeans step."""
 
 
-@dataclass(frozen=True)
-class Clustering:
-    """Cluster labels and centroids, relabelled so cluster 0 is the largest."""
+@dataclass(frozen=True, eq=False)
+class ClusterModel:
+    """Cluster centres in id order (0 is the largest on the fitting sample) and how k was chosen."""
 
-    labels: NDArray[np.intp]
     centers: NDArray[np.floating]
+    """Centres cases are assigned to (the fitted KMeans centres, renumbered)."""
+    sample_centroids: NDArray[np.floating]
+    """Mean of each cluster's members in the fitting sample, to name the cluster by terms."""
     selection: str
     sample_size: int
     scan: tuple[tuple[int, float], ...]
@@ -37,18 +44,16 @@ class Clustering:
 
     @property
     def k(self) -> int:
-        """Number of (non-empty) clusters."""
+        """Number of clusters (each has at least one member in the fitting sample)."""
         return len(self.centers)
 
 
-def _kmeans(vectors: NDArray[np.floating], k: int, seed: int) -> NDArray[np.intp]:
+def _fit_kmeans(vectors: NDArray[np.floating], k: int, seed: int) -> KMeans | MiniBatchKMeans:
     if len(vectors) <= FULL_KMEANS_LIMIT:
-        model = KMeans(n_clusters=k, n_init=KMEANS_INIT, random_state=seed)
-        return np.asarray(model.fit_predict(vectors), dtype=np.intp)
-    batches = MiniBatchKMeans(
+        return KMeans(n_clusters=k, n_init=KMEANS_INIT, random_state=seed).fit(vectors)
+    return MiniBatchKMeans(
         n_clusters=k, n_init=MINIBATCH_INIT, batch_size=MINIBATCH_SIZE, random_state=seed
-    )
-    return np.asarray(batches.fit_predict(vectors), dtype=np.intp)
+    ).fit(vectors)
 
 
 def _distinct_rows(vectors: NDArray[np.floating]) -> int:
@@ -63,27 +68,42 @@ def _silhouette(vectors: NDArray[np.floating], labels: NDArray[np.intp]) -> floa
     return float(silhouette_score(vectors, labels))
 
 
-def _relabel(
-    vectors: NDArray[np.floating], labels: NDArray[np.intp]
-) -> tuple[NDArray[np.intp], NDArray[np.floating]]:
-    """Renumber non-empty clusters by size (ties by first appearance) and recompute centres."""
+def assign_clusters(
+    vectors: NDArray[np.floating], centers: NDArray[np.floating]
+) -> NDArray[np.intp]:
+    """Index of each row's nearest centre (ties: the lower id).
+
+    Squared distances are summed along each row with plain numpy reductions rather than
+    BLAS products, whose blocking can change the last bits of a row with the matrix size.
+    """
+    if len(centers) == 1 or len(vectors) == 0:
+        return np.zeros(len(vectors), dtype=np.intp)
+    distances = np.empty((len(vectors), len(centers)), dtype=np.float64)
+    for index, center in enumerate(centers):
+        difference = vectors - center
+        distances[:, index] = np.sum(difference * difference, axis=1)
+    return np.asarray(np.argmin(distances, axis=1), dtype=np.intp)
+
+
+def _renumber(
+    vectors: NDArray[np.floating], centers: NDArray[np.floating]
+) -> tuple[NDArray[np.floating], NDArray[np.intp]]:
+    """Keep centres with a sample member, numbered by sample size (ties by first appearance)."""
+    labels = assign_clusters(vectors, centers)
     found, first, sizes = np.unique(labels, return_index=True, return_counts=True)
-    order = np.lexsort((first, -sizes))
-    mapping = np.empty(int(found.max()) + 1, dtype=np.intp)
-    mapping[found[order]] = np.arange(len(found))
-    relabelled = mapping[labels]
-    centers = np.vstack([vectors[relabelled == c].mean(axis=0) for c in range(len(found))])
-    return relabelled, centers
+    order = found[np.lexsort((first, -sizes))]
+    kept = centers[order]
+    return kept, assign_clusters(vectors, kept)
 
 
-def cluster_embedding(
+def fit_clusters(
     vectors: NDArray[np.floating], *, seed: int, n_clusters: int | None
-) -> Clustering:
-    """Cluster the embedding; with ``n_clusters`` None, pick k by the silhouette rule.
+) -> ClusterModel:
+    """Fit the clustering on the fitting sample's embedding; with ``n_clusters`` None, choose k.
 
-    The rule: on a deterministic sample of at most ``SELECTION_SAMPLE`` cases (drawn with
-    ``seed``), fit KMeans for every k from 2 to min(10, distinct points, sample size - 1) and
-    keep the k with the highest mean silhouette (ties: the smaller k). With no candidate
+    The rule: on a deterministic sub-sample of at most ``SELECTION_SAMPLE`` cases (drawn with
+    ``seed``), fit KMeans for every k from 2 to min(10, distinct points, sub-sample size - 1)
+    and keep the k with the highest mean silhouette (ties: the smaller k). With no candidate
     (fewer than 3 cases or 2 distinct points) there is one cluster.
     """
     n = len(vectors)
@@ -104,7 +124,8 @@ def cluster_embedding(
     else:
         largest = min(MAX_CLUSTERS, _distinct_rows(sample), len(sample) - 1)
         for candidate in range(2, largest + 1):
-            score = _silhouette(sample, _kmeans(sample, candidate, seed))
+            fitted = _fit_kmeans(sample, candidate, seed)
+            score = _silhouette(sample, np.asarray(fitted.labels_, dtype=np.intp))
             if score is not None:
                 scan.append((candidate, score))
         if scan:
@@ -114,13 +135,17 @@ def cluster_embedding(
             k = 1
             selection = "single: too few cases or distinct points to compare clusterings"
 
-    labels = np.zeros(n, dtype=np.intp) if k == 1 else _kmeans(vectors, k, seed)
-    labels, centers = _relabel(vectors, labels)
-    if len(centers) < k:
-        selection += f"; {k - len(centers)} empty cluster(s) dropped"
-    return Clustering(
-        labels=labels,
+    if k == 1:
+        centers = vectors.mean(axis=0, keepdims=True)
+        labels = np.zeros(n, dtype=np.intp)
+    else:
+        centers, labels = _renumber(vectors, _fit_kmeans(vectors, k, seed).cluster_centers_)
+        if len(centers) < k:
+            selection += f"; {k - len(centers)} empty cluster(s) dropped"
+    centroids = np.vstack([vectors[labels == c].mean(axis=0) for c in range(len(centers))])
+    return ClusterModel(
         centers=centers,
+        sample_centroids=centroids,
         selection=selection,
         sample_size=len(sample),
         scan=tuple(scan),

@@ -1,4 +1,7 @@
-"""Text of a case, its TF-IDF vector, and the truncated-SVD embedding and 2-D projection."""
+"""Text of a case, its TF-IDF vector, and the truncated-SVD embedding and 2-D projection.
+
+The model is fitted on a sample (:func:`fit_embedding`), then applied case by case.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ SNAPSHOT_CHARS: Final = 300
 EMBEDDING_DIMENSIONS: Final = 50
 """SVD components of the clustering space (fewer when the data has fewer)."""
 SVD_FIT_SAMPLE: Final = 20_000
-"""Above this many cases, SVD components are fitted on a sample of this size."""
+"""Scored cases in the fitting sample: vocabulary, IDF, both SVDs and KMeans are fitted on it."""
 # Words of two or more characters starting with a letter: risk figures such as "0.42" in
 # explanations would otherwise become terms that say nothing about the failure.
 _TOKEN_PATTERN: Final = r"(?u)\b[^\W\d]\w+\b"
@@ -29,6 +32,9 @@ _NON_WORD = re.compile(r"\W+")
 # Standalone numbers ("Risk 0.42.") can never start a term under _TOKEN_PATTERN, so dropping
 # them changes no count; it makes explanations that differ only in figures share one parse.
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
+
+CaseText = tuple[str, str, str, str]
+"""A case's text in four parts: labels, task window, input window, explanation."""
 
 
 def risk_word(risk: float) -> str:
@@ -50,7 +56,7 @@ def _term(prefix: str, label: str) -> str:
 
 def case_texts(
     cases: Sequence[CaseScore], verdicts: Sequence[tuple[bool, float]]
-) -> list[tuple[str, str, str, str]]:
+) -> list[CaseText]:
     """Each scored case's text in four parts: labels, task window, input window, explanation.
 
     Labels become single terms (``category_privacy``, ``outcome_fail``, ``risk_high``,
@@ -87,20 +93,6 @@ def case_texts(
     return texts
 
 
-@dataclass(frozen=True)
-class Embedding:
-    """The vector spaces of one run's cases."""
-
-    terms: NDArray[np.str_]
-    """TF-IDF vocabulary, in column order (alphabetical)."""
-    vectors: NDArray[np.floating]
-    """One unit-length row per case in the SVD space (KMeans runs here)."""
-    components: NDArray[np.floating]
-    """SVD components: embedding dimensions × terms, to map centroids back to terms."""
-    scatter: NDArray[np.floating]
-    """One 2-D row per case from a separate 2-component SVD."""
-
-
 def _distinct(texts: Sequence[str]) -> tuple[list[str], NDArray[np.intp]]:
     """Distinct texts in first-seen order, and each text's index among them."""
     index: dict[str, int] = {}
@@ -110,11 +102,15 @@ def _distinct(texts: Sequence[str]) -> tuple[list[str], NDArray[np.intp]]:
     return list(index), inverse
 
 
-def _count_matrix(fields: Sequence[Sequence[str]]) -> tuple[sp.csr_matrix, NDArray[np.str_]]:
+def _count_matrix(
+    fields: Sequence[Sequence[str]], vectorizer: CountVectorizer | None = None
+) -> tuple[sp.csr_matrix, NDArray[np.str_]]:
     """Term counts of the cases' concatenated parts, tokenising each distinct part only once.
 
     Many cases share a part (every sample of a probe has the same task and input), and counts
     of a concatenation are the sum of the parts' counts because no token spans two parts.
+    Without ``vectorizer`` the vocabulary is learnt from the parts; with a fitted one, its
+    vocabulary is used and other terms are ignored.
     """
     distinct: list[str] = []
     inverses: list[NDArray[np.intp]] = []
@@ -124,14 +120,21 @@ def _count_matrix(fields: Sequence[Sequence[str]]) -> tuple[sp.csr_matrix, NDArr
         stripped, inverse_stripped = _distinct([_NUMBER.sub(" ", t) for t in unique])
         inverses.append(inverse_stripped[inverse] + len(distinct))
         distinct.extend(stripped)
-    vectorizer = CountVectorizer(
-        token_pattern=_TOKEN_PATTERN, stop_words="english", dtype=np.float32
-    )
-    per_part = sp.csr_matrix(vectorizer.fit_transform(distinct))
+    if vectorizer is None:
+        vectorizer = _vectorizer()
+        per_part = sp.csr_matrix(vectorizer.fit_transform(distinct))
+    else:
+        per_part = sp.csr_matrix(vectorizer.transform(distinct))
     counts = per_part[inverses[0]]
     for inverse in inverses[1:]:
         counts = counts + per_part[inverse]
     return sp.csr_matrix(counts), vectorizer.get_feature_names_out()
+
+
+def _vectorizer(vocabulary: Sequence[str] | None = None) -> CountVectorizer:
+    return CountVectorizer(
+        token_pattern=_TOKEN_PATTERN, stop_words="english", dtype=np.float32, vocabulary=vocabulary
+    )
 
 
 def _limit_features(
@@ -145,46 +148,81 @@ def _limit_features(
     return sp.csr_matrix(counts[:, keep]), terms[keep]
 
 
-def _svd(
-    matrix: sp.csr_matrix, fit_rows: NDArray[np.intp] | None, dimensions: int, seed: int
-) -> tuple[TruncatedSVD, NDArray[np.floating]]:
+@dataclass(frozen=True, eq=False)
+class EmbeddingModel:
+    """TF-IDF vocabulary and weights, and the two SVDs, fitted once on the fitting sample.
+
+    :meth:`transform` maps each case on its own: a row's vector depends on that case and the
+    model only, never on the other rows transformed with it, so any partitioning of a run
+    gives every case the same coordinates to the last bit.
+    """
+
+    terms: NDArray[np.str_]
+    """TF-IDF vocabulary, in column order (alphabetical)."""
+    vectorizer: CountVectorizer
+    """Counts terms of ``terms`` only."""
+    tfidf: TfidfTransformer
+    """Sublinear tf, smooth idf learnt on the sample, l2-normalised rows."""
+    svd: TruncatedSVD
+    """The clustering space: ``dimensions`` components."""
+    scatter_svd: TruncatedSVD | None
+    """The 2-D plot space; ``None`` when the sample has too little data for two axes."""
+
+    @property
+    def dimensions(self) -> int:
+        """Components of the clustering space."""
+        return int(self.svd.components_.shape[0])
+
+    @property
+    def components(self) -> NDArray[np.floating]:
+        """SVD components: embedding dimensions × terms, to map centroids back to terms."""
+        return np.asarray(self.svd.components_)
+
+    def transform(
+        self, texts: Sequence[CaseText]
+    ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+        """Unit-length embedding rows and 2-D scatter rows of ``texts``, one per case."""
+        n = len(texts)
+        if n == 0:
+            return np.zeros((0, self.dimensions)), np.zeros((0, 2))
+        counts, _ = _count_matrix(list(zip(*texts, strict=True)), self.vectorizer)
+        tfidf = sp.csr_matrix(self.tfidf.transform(counts))
+        vectors = normalize(self.svd.transform(tfidf))
+        if self.scatter_svd is None:
+            # Too little data for a second axis: every point on the origin says "no spread".
+            scatter = np.zeros((n, 2), dtype=np.float64)
+        else:
+            scatter = self.scatter_svd.transform(tfidf)
+        return vectors, scatter
+
+
+def _fit_svd(matrix: sp.csr_matrix, dimensions: int, seed: int) -> TruncatedSVD:
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", random_state=seed)
     # When every row is the same the total variance is 0 and sklearn's explained-variance
     # ratio divides 0 by 0; that ratio is unused here, the components are still valid.
     with np.errstate(invalid="ignore", divide="ignore"):
-        if fit_rows is None:
-            return svd, svd.fit_transform(matrix)
-        svd.fit(matrix[fit_rows])
-    return svd, svd.transform(matrix)
+        svd.fit(matrix)
+    return svd
 
 
-def embed_cases(
-    texts: Sequence[tuple[str, str, str, str]], *, seed: int, max_features: int
-) -> Embedding:
-    """TF-IDF (sublinear tf, smooth idf, l2 rows) + truncated SVD of the cases' texts.
+def fit_embedding(texts: Sequence[CaseText], *, seed: int, max_features: int) -> EmbeddingModel:
+    """Fit TF-IDF (sublinear tf, smooth idf, l2 rows) and truncated SVD on the sample ``texts``.
 
-    IDF uses every case; the SVD components are fitted on a deterministic sample of at most
-    ``SVD_FIT_SAMPLE`` cases and then applied to all, which bounds the cost of large runs.
+    The vocabulary keeps the ``max_features`` terms most frequent over the sample.
     """
     n = len(texts)
+    if n == 0:
+        raise ValueError("the fitting sample is empty")
     counts, terms = _count_matrix(list(zip(*texts, strict=True)))
     counts, terms = _limit_features(counts, terms, max_features)
-    tfidf = sp.csr_matrix(TfidfTransformer(sublinear_tf=True).fit_transform(counts))
-    fit_rows = None
-    if n > SVD_FIT_SAMPLE:
-        rng = np.random.default_rng(seed)
-        fit_rows = np.sort(rng.choice(n, size=SVD_FIT_SAMPLE, replace=False))
+    tfidf = TfidfTransformer(sublinear_tf=True).fit(counts)
+    matrix = sp.csr_matrix(tfidf.transform(counts))
     # TruncatedSVD needs fewer components than terms; more than n - 1 would be pure noise.
     dimensions = max(1, min(EMBEDDING_DIMENSIONS, len(terms) - 1, n - 1))
-    svd, vectors = _svd(tfidf, fit_rows, dimensions, seed)
-    if len(terms) > 2 and n > 1:
-        _, scatter = _svd(tfidf, fit_rows, 2, seed)
-    else:
-        # Too little data for a second axis: every point on the origin says "no spread".
-        scatter = np.zeros((n, 2), dtype=np.float64)
-    return Embedding(
+    return EmbeddingModel(
         terms=terms,
-        vectors=normalize(vectors),
-        components=svd.components_,
-        scatter=scatter,
+        vectorizer=_vectorizer([str(t) for t in terms]),
+        tfidf=tfidf,
+        svd=_fit_svd(matrix, dimensions, seed),
+        scatter_svd=_fit_svd(matrix, 2, seed) if len(terms) > 2 and n > 1 else None,
     )

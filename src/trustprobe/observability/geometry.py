@@ -1,19 +1,32 @@
-"""``build_observability``: the geometry of a run's failures, from scored cases."""
+"""``build_observability``: the geometry of a run's failures, from scored cases.
+
+One code path serves a single process and a cluster. The model (vocabulary, IDF, SVDs, KMeans)
+is fitted on a deterministic sample of the scored cases (:func:`fit_sample_positions`,
+:func:`fit_geometry`); every case is then placed by :func:`place_cases`, which returns a
+mergeable :class:`GeometryPartial` (counts and contingency tables) and the case's points; one
+:func:`finalize_geometry` turns the merged partial into the report's :class:`Observability`.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
-from sklearn.metrics import mutual_info_score, normalized_mutual_info_score
+from scipy.stats import entropy
+from sklearn.metrics import mutual_info_score
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from trustprobe.observability.clustering import Clustering, cluster_embedding
-from trustprobe.observability.embedding import Embedding, case_texts, embed_cases
+from trustprobe.metrics.distribution import Distribution
+from trustprobe.observability import embedding as embedding_module
+from trustprobe.observability.clustering import ClusterModel, assign_clusters, fit_clusters
+from trustprobe.observability.embedding import CaseText, EmbeddingModel, case_texts, fit_embedding
 from trustprobe.observability.models import (
     ClusterSummary,
     MutualInformation,
@@ -26,49 +39,253 @@ from trustprobe.scoring.models import CaseScore
 
 TOP_TERMS: Final = 8
 """Terms listed per cluster."""
+LABELS: Final = ("category", "severity", "pass_fail")
+"""The case labels whose association with the clusters is measured."""
 
 
-def _nmi(labels: Sequence[str], clusters: NDArray[np.intp]) -> float | None:
+def fit_sample_size() -> int:
+    """Scored cases in the fitting sample (``embedding.SVD_FIT_SAMPLE``, 20,000)."""
+    return int(embedding_module.SVD_FIT_SAMPLE)
+
+
+def sample_priority(seed: int, probe_id: str, sample: int) -> int:
+    """A case's 64-bit draw for the fitting sample: a keyed hash of (seed, probe id, sample).
+
+    It depends on the case alone, so every partition can rank its own cases and the smallest
+    draws over the whole run are the same however the run was split.
+    """
+    digest = hashlib.blake2b(f"{seed}\x00{probe_id}\x00{sample}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:
+    """Positions of the fitting sample among scored cases' (probe_id, sample), in input order.
+
+    Every case when there are at most :func:`fit_sample_size`; otherwise the cases with the
+    smallest :func:`sample_priority` (ties by position).
+    """
+    size = fit_sample_size()
+    if len(keys) <= size:
+        return list(range(len(keys)))
+    draws = ((sample_priority(seed, p, s), i) for i, (p, s) in enumerate(keys))
+    return sorted(i for _, i in heapq.nsmallest(size, draws))
+
+
+@dataclass(frozen=True, eq=False)
+class GeometryModel:
+    """Everything fitted on the sample: the embedding and the clusters, plus the seed."""
+
+    embedding: EmbeddingModel
+    clusters: ClusterModel
+    seed: int
+
+
+def fit_geometry(
+    texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
+) -> GeometryModel:
+    """Fit embedding and clustering on the fitting sample's texts (in input order)."""
+    # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
+    # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
+    with threadpool_limits(limits=1):
+        embedding = fit_embedding(texts, seed=seed, max_features=max_features)
+        vectors, _ = embedding.transform(texts)
+        clusters = fit_clusters(vectors, seed=seed, n_clusters=n_clusters)
+    return GeometryModel(embedding=embedding, clusters=clusters, seed=seed)
+
+
+@dataclass(frozen=True)
+class GeometryPartial:
+    """Per-cluster tallies of a partition of cases; merged by adding counts."""
+
+    n_cases: int = 0
+    excluded_harness_errors: int = 0
+    risk: Mapping[int, Distribution] = field(default_factory=dict)
+    """Per cluster, its members' risk scores."""
+    contingency: Mapping[tuple[str, str, int], int] = field(default_factory=dict)
+    """Cases per (label kind, label, cluster): the tables mutual information is computed from."""
+
+    def merge(self, other: GeometryPartial) -> GeometryPartial:
+        """Tallies of both partitions together."""
+        risk = dict(self.risk)
+        for cluster, values in other.risk.items():
+            mine = risk.get(cluster)
+            risk[cluster] = values if mine is None else mine.merge(values)
+        return GeometryPartial(
+            n_cases=self.n_cases + other.n_cases,
+            excluded_harness_errors=self.excluded_harness_errors + other.excluded_harness_errors,
+            risk=risk,
+            contingency=dict(Counter(self.contingency) + Counter(other.contingency)),
+        )
+
+
+def merge_geometry(partials: Iterable[GeometryPartial]) -> GeometryPartial:
+    """Merge partials of disjoint partitions."""
+    merged = GeometryPartial()
+    for partial in partials:
+        merged = merged.merge(partial)
+    return merged
+
+
+def _verdicts(cases: Sequence[CaseScore]) -> list[tuple[bool, float]]:
+    verdicts: list[tuple[bool, float]] = []
+    for case in cases:
+        if case.passed is None or case.risk_score is None:
+            raise ValueError(
+                f"probe '{case.probe_id}' sample {case.sample} has no harness error but lacks"
+                " a verdict (passed and risk_score must be set)"
+            )
+        verdicts.append((case.passed, case.risk_score))
+    return verdicts
+
+
+def scored_case_texts(cases: Sequence[CaseScore]) -> list[CaseText]:
+    """The texts of scored cases (harness errors must be left out by the caller)."""
+    return case_texts(cases, _verdicts(cases))
+
+
+def place_cases(
+    model: GeometryModel, cases: Sequence[CaseScore]
+) -> tuple[GeometryPartial, list[ObservabilityPoint]]:
+    """Embed and assign a partition's cases; tallies plus one point per scored case, in order."""
+    scored = [c for c in cases if c.error is None]
+    verdicts = _verdicts(scored)
+    with threadpool_limits(limits=1):
+        vectors, scatter = model.embedding.transform(case_texts(scored, verdicts))
+    labels = assign_clusters(vectors, model.clusters.centers).tolist()
+    values: dict[int, list[float]] = {}
+    table: Counter[tuple[str, str, int]] = Counter()
+    for case, (passed, risk), cluster in zip(scored, verdicts, labels, strict=True):
+        values.setdefault(cluster, []).append(risk)
+        table[("category", case.category, cluster)] += 1
+        table[("severity", case.severity.value, cluster)] += 1
+        table[("pass_fail", "pass" if passed else "fail", cluster)] += 1
+    # One validation call over plain dicts: three times faster than a model per point.
+    points = TypeAdapter(list[ObservabilityPoint]).validate_python(
+        [
+            {
+                "probe_id": c.probe_id,
+                "sample": c.sample,
+                "cluster": k,
+                "scatter_x": x,
+                "scatter_y": y,
+            }
+            for c, k, (x, y) in zip(scored, labels, scatter.tolist(), strict=True)
+        ]
+    )
+    partial = GeometryPartial(
+        n_cases=len(scored),
+        excluded_harness_errors=len(cases) - len(scored),
+        risk={cluster: Distribution.of(v) for cluster, v in sorted(values.items())},
+        contingency=dict(table),
+    )
+    return partial, points
+
+
+def _table(partial: GeometryPartial, kind: str, k: int) -> tuple[list[str], NDArray[np.int64]]:
+    """Contingency of one label kind: rows are its labels in sorted order, columns cluster ids."""
+    labels = sorted({label for (which, label, _) in partial.contingency if which == kind})
+    row = {label: i for i, label in enumerate(labels)}
+    table = np.zeros((len(labels), k), dtype=np.int64)
+    for (which, label, cluster), count in partial.contingency.items():
+        if which == kind:
+            table[row[label], cluster] += count
+    return labels, table
+
+
+def _entropy(counts: NDArray[np.int64]) -> float:
+    present = counts[counts > 0]
+    return float(entropy(present.astype(np.float64)))
+
+
+def _nmi(table: NDArray[np.int64], mi: float) -> float | None:
     # With a constant labelling both entropies can be 0 and NMI is 0/0; sklearn reports 1.0
     # by convention, which would claim a perfect association from no variation at all.
-    if len(set(labels)) < 2 or len(np.unique(clusters)) < 2:
+    rows, columns = table.sum(axis=1), table.sum(axis=0)
+    if np.count_nonzero(rows) < 2 or np.count_nonzero(columns) < 2:
         return None
-    return float(normalized_mutual_info_score(labels, clusters))
+    # As sklearn's normalized_mutual_info_score: MI over the arithmetic mean of the entropies.
+    if abs(mi) < np.finfo(np.float64).eps:
+        return 0.0
+    return float(mi / np.mean([_entropy(rows), _entropy(columns)]))
 
 
-def _top_terms(embedding: Embedding, center: NDArray[np.floating]) -> list[str]:
-    weights = center @ embedding.components
+def _top_terms(embedding: EmbeddingModel, centroid: NDArray[np.floating]) -> list[str]:
+    weights = centroid @ embedding.components
     # Stable sort over the alphabetical vocabulary: equal weights list in term order.
     order = np.argsort(-weights, kind="stable")[:TOP_TERMS]
     return [str(embedding.terms[i]) for i in order if weights[i] > 0]
 
 
-def _summaries(
-    clustering: Clustering,
-    embedding: Embedding,
-    categories: Sequence[str],
-    passed: NDArray[np.bool_],
-    risk: NDArray[np.float64],
-) -> list[ClusterSummary]:
-    summaries = []
-    for cluster in range(clustering.k):
-        members = np.flatnonzero(clustering.labels == cluster)
-        tally = Counter(categories[i] for i in members.tolist())
-        dominant, count = min(tally.items(), key=lambda item: (-item[1], item[0]))
-        failed = int(np.count_nonzero(~passed[members]))
-        summaries.append(
-            ClusterSummary(
-                cluster=cluster,
-                size=len(members),
-                failed=failed,
-                failure_rate=failed / len(members),
-                risk_mean=float(np.mean(risk[members])),
-                dominant_category=dominant,
-                dominant_category_share=count / len(members),
-                top_terms=_top_terms(embedding, clustering.centers[cluster]),
-            )
-        )
-    return summaries
+def _summary(
+    model: GeometryModel,
+    partial: GeometryPartial,
+    cluster: int,
+    categories: tuple[list[str], NDArray[np.int64]],
+    outcomes: tuple[list[str], NDArray[np.int64]],
+) -> ClusterSummary:
+    names, column = categories[0], categories[1][:, cluster]
+    size = int(column.sum())
+    risk_mean = partial.risk[cluster].mean() if cluster in partial.risk else None
+    if size == 0 or risk_mean is None:
+        # Every cluster has a member in the fitting sample, so this cannot happen.
+        raise ValueError(f"cluster {cluster} has no member")
+    dominant = min(np.flatnonzero(column).tolist(), key=lambda i: (-column[i], names[i]))
+    failed = int(outcomes[1][outcomes[0].index("fail"), cluster]) if "fail" in outcomes[0] else 0
+    return ClusterSummary(
+        cluster=cluster,
+        size=size,
+        failed=failed,
+        failure_rate=failed / size,
+        risk_mean=risk_mean,
+        dominant_category=names[dominant],
+        dominant_category_share=int(column[dominant]) / size,
+        top_terms=_top_terms(model.embedding, model.clusters.sample_centroids[cluster]),
+    )
+
+
+def finalize_geometry(
+    model: GeometryModel, partial: GeometryPartial, points: Sequence[ObservabilityPoint]
+) -> Observability:
+    """The report's observability from the merged partial and every point, in input order."""
+    k = model.clusters.k
+    tables = {kind: _table(partial, kind, k) for kind in LABELS}
+    mi = {
+        kind: float(mutual_info_score(None, None, contingency=table))
+        for kind, (_, table) in tables.items()
+    }
+    nmi = {kind: _nmi(table, mi[kind]) for kind, (_, table) in tables.items()}
+    return Observability(
+        n_cases=partial.n_cases,
+        excluded_harness_errors=partial.excluded_harness_errors,
+        seed=model.seed,
+        vocabulary_size=len(model.embedding.terms),
+        embedding_dimensions=model.embedding.dimensions,
+        n_clusters=k,
+        cluster_selection=model.clusters.selection,
+        selection_sample_size=model.clusters.sample_size,
+        silhouette_by_k=[SilhouetteScore(k=c, silhouette=s) for c, s in model.clusters.scan],
+        silhouette=model.clusters.silhouette,
+        mutual_information=MutualInformation(
+            category=mi["category"], severity=mi["severity"], pass_fail=mi["pass_fail"]
+        ),
+        normalized_mutual_information=NormalizedMutualInformation(
+            category=nmi["category"], severity=nmi["severity"], pass_fail=nmi["pass_fail"]
+        ),
+        clusters=[
+            _summary(model, partial, c, tables["category"], tables["pass_fail"]) for c in range(k)
+        ],
+        points=list(points),
+    )
+
+
+def check_settings(*, min_cases: int, n_clusters: int | None, max_features: int) -> None:
+    """Raise ``ValueError`` for settings :func:`build_observability` refuses."""
+    if min_cases < 1:
+        raise ValueError(f"min_cases must be >= 1, got {min_cases}")
+    if n_clusters is not None and n_clusters < 1:
+        raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
+    if max_features < 4:
+        raise ValueError(f"max_features must be >= 4 (one term per label kind), got {max_features}")
 
 
 def build_observability(
@@ -94,72 +311,17 @@ def build_observability(
     Raises:
         ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
     """
-    if min_cases < 1:
-        raise ValueError(f"min_cases must be >= 1, got {min_cases}")
-    if n_clusters is not None and n_clusters < 1:
-        raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
-    if max_features < 4:
-        raise ValueError(f"max_features must be >= 4 (one term per label kind), got {max_features}")
+    check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
     scored = [c for c in cases if c.error is None]
     if len(scored) < min_cases:
         return None
-    verdicts: list[tuple[bool, float]] = []
-    for case in scored:
-        if case.passed is None or case.risk_score is None:
-            raise ValueError(
-                f"probe '{case.probe_id}' sample {case.sample} has no harness error but lacks"
-                " a verdict (passed and risk_score must be set)"
-            )
-        verdicts.append((case.passed, case.risk_score))
-    passed = np.array([p for p, _ in verdicts], dtype=np.bool_)
-    risk = np.array([r for _, r in verdicts], dtype=np.float64)
-    texts = case_texts(scored, verdicts)
-    # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
-    # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
-    with threadpool_limits(limits=1):
-        embedding = embed_cases(texts, seed=seed, max_features=max_features)
-        clustering = cluster_embedding(embedding.vectors, seed=seed, n_clusters=n_clusters)
-    labels = clustering.labels
-
-    categories = [c.category for c in scored]
-    severities = [c.severity.value for c in scored]
-    outcomes = ["pass" if p else "fail" for p in passed]
-    # One validation call over plain dicts: three times faster than a model per point.
-    points = TypeAdapter(list[ObservabilityPoint]).validate_python(
-        [
-            {
-                "probe_id": c.probe_id,
-                "sample": c.sample,
-                "cluster": k,
-                "scatter_x": x,
-                "scatter_y": y,
-            }
-            for c, k, (x, y) in zip(
-                scored, labels.tolist(), embedding.scatter.tolist(), strict=True
-            )
-        ]
-    )
-    return Observability(
-        n_cases=len(scored),
-        excluded_harness_errors=len(cases) - len(scored),
+    _verdicts(scored)  # refuse a verdict-less case before any work
+    positions = fit_sample_positions([(c.probe_id, c.sample) for c in scored], seed=seed)
+    model = fit_geometry(
+        scored_case_texts([scored[i] for i in positions]),
         seed=seed,
-        vocabulary_size=len(embedding.terms),
-        embedding_dimensions=embedding.vectors.shape[1],
-        n_clusters=clustering.k,
-        cluster_selection=clustering.selection,
-        selection_sample_size=clustering.sample_size,
-        silhouette_by_k=[SilhouetteScore(k=k, silhouette=s) for k, s in clustering.scan],
-        silhouette=clustering.silhouette,
-        mutual_information=MutualInformation(
-            category=float(mutual_info_score(categories, labels)),
-            severity=float(mutual_info_score(severities, labels)),
-            pass_fail=float(mutual_info_score(outcomes, labels)),
-        ),
-        normalized_mutual_information=NormalizedMutualInformation(
-            category=_nmi(categories, labels),
-            severity=_nmi(severities, labels),
-            pass_fail=_nmi(outcomes, labels),
-        ),
-        clusters=_summaries(clustering, embedding, categories, passed, risk),
-        points=points,
+        n_clusters=n_clusters,
+        max_features=max_features,
     )
+    partial, points = place_cases(model, cases)
+    return finalize_geometry(model, partial, points)

@@ -15,7 +15,7 @@ class ObservabilityPoint(BaseModel):
     sample: int
     """Repeat index of the response."""
     cluster: int
-    """Cluster id; 0 is the largest cluster."""
+    """Cluster id; 0 is the largest cluster in the fitting sample (docs/observability.md)."""
     scatter_x: float
     """First coordinate of the separate 2-D SVD projection (for plots only)."""
     scatter_y: float
@@ -42,7 +42,8 @@ class ClusterSummary(BaseModel):
     dominant_category_share: float
     """Share of the cluster's cases in ``dominant_category``."""
     top_terms: list[str]
-    """Heaviest TF-IDF terms of the cluster centroid, mapped back through the SVD components."""
+    """Heaviest TF-IDF terms of the cluster's fitting-sample centroid, mapped back through the
+    SVD components."""
 
 
 class MutualInformation(BaseModel):
@@ -116,6 +117,6 @@ class Observability(BaseModel):
     normalized_mutual_information: NormalizedMutualInformation
     """The same associations normalised to [0, 1]."""
     clusters: list[ClusterSummary]
-    """One summary per cluster, by cluster id (largest first)."""
+    """One summary per cluster, by cluster id (largest in the fitting sample first)."""
     points: list[ObservabilityPoint]
     """One point per scored case, in input order with harness-error cases skipped."""

@@ -1,0 +1,41 @@
+"""Scale-out on Dask: score sharded responses and recompute trust across a cluster.
+
+Needs the optional extra (``pip install 'trustprobe[dask]'``); nothing else in trustprobe
+imports this package. Results equal the in-process ones exactly (docs/distributed.md).
+"""
+
+from trustprobe.distributed.cluster import dask_client
+from trustprobe.distributed.engine import (
+    DistributedRunError,
+    ShardedRun,
+    score_shards,
+)
+from trustprobe.distributed.shards import BLOCK_RECORDS, Shard, expand_shards
+from trustprobe.distributed.trust import (
+    AGENTS_PER_PARTITION,
+    Agent,
+    AgentScore,
+    Recomputation,
+    append_scores,
+    organisation_agents,
+    recompute_trust,
+    score_agents,
+)
+
+__all__ = [
+    "AGENTS_PER_PARTITION",
+    "Agent",
+    "AgentScore",
+    "BLOCK_RECORDS",
+    "DistributedRunError",
+    "Recomputation",
+    "Shard",
+    "ShardedRun",
+    "append_scores",
+    "dask_client",
+    "expand_shards",
+    "organisation_agents",
+    "recompute_trust",
+    "score_agents",
+    "score_shards",
+]

@@ -1,0 +1,507 @@
+"""``score_shards``: score sharded responses on a Dask cluster, byte for byte as in process.
+
+Three passes over the input, each a set of tasks:
+
+1. **index** — one task per shard (:func:`~trustprobe.distributed.shards.index_shard`):
+   validation, blocks, duplicates, fitting-sample candidates;
+2. **sample** — the fitting sample's records are re-read by offset and scored, and the
+   client fits the observability model on their texts;
+3. **score** — one task per block (:func:`~trustprobe.distributed.job.score_block`): score,
+   tally metric and geometry partials, render cases and points. The client consumes blocks in
+   order, a bounded number in flight, appending their text to the report as it arrives.
+
+The report's metrics and observability come from the merged partials through the same
+``finalize_metrics`` / ``finalize_geometry`` as ``build_report`` uses, so nothing but the
+creation time can differ from an in-process run over the same files.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from distributed import Client, Future, as_completed
+from distributed.scheduler import KilledWorker
+
+from trustprobe.detectors import Detector, RulePack
+from trustprobe.distributed.job import (
+    BlockResult,
+    ScorerPlugin,
+    ScoringJob,
+    plugin_name,
+    sample_texts,
+    score_block,
+)
+from trustprobe.distributed.plan import (
+    BlockWork,
+    Key,
+    block_work,
+    resolve_duplicates,
+    warnings_of,
+)
+from trustprobe.distributed.report_stream import ReportStream
+from trustprobe.distributed.shards import (
+    BLOCK_RECORDS,
+    LineError,
+    Shard,
+    ShardIndex,
+    expand_shards,
+    index_shard,
+    locate_keys,
+)
+from trustprobe.metrics import MetricsPartial, finalize_metrics
+from trustprobe.observability import (
+    CaseText,
+    GeometryModel,
+    GeometryPartial,
+    finalize_geometry,
+    fit_geometry,
+    fit_sample_size,
+)
+from trustprobe.probes import Probe
+from trustprobe.reports import Report, build_report
+from trustprobe.responses import Response, check_known_probes
+from trustprobe.scoring import ScoringConfig
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+MAX_FEATURES = 5000
+"""TF-IDF vocabulary limit (``build_report`` uses ``build_observability``'s default)."""
+
+
+class DistributedRunError(RuntimeError):
+    """The cluster lost work it could not redo; no report was written."""
+
+
+@dataclass(frozen=True)
+class ShardedRun:
+    """A finished distributed run: the report (written to ``output``) and what went into it."""
+
+    report: Report
+    """The report without its cases and points (those are only in the file)."""
+    output: Path
+    shards: int
+    blocks: int
+    cases: int
+    """Cases written: every kept record of every shard, counted in and out."""
+    points: int
+    """Observability points written (one per scored case, or 0 without observability)."""
+
+
+Progress = Callable[[int, int], None]
+"""Called with (blocks done, blocks in all) as the scoring pass advances."""
+
+
+def _keep(model: GeometryModel) -> GeometryModel:
+    # A task, not scattered data: if every worker holding the model dies, the scheduler can
+    # run this again from its spec, where scattered data would be lost with the run.
+    return model
+
+
+def _gather(client: Client, futures: Sequence[Future[T]], what: str) -> list[T]:
+    """Results of ``futures``, a task lost with every worker that tried it made a clear error."""
+    try:
+        return list(client.gather(list(futures)))
+    except KilledWorker as exc:
+        raise DistributedRunError(
+            f"{what}: a task was lost with every worker that tried it ({exc}); no report was"
+            " written"
+        ) from exc
+
+
+def _check_results(results: Sequence[ShardIndex]) -> None:
+    for result in results:  # shard order: the in-process loader stops at the first bad line
+        if result.error is not None:
+            raise result.error.to_error()
+
+
+def _locate(client: Client, token: str) -> Any:
+    def locate(wanted: Mapping[Shard, frozenset[Key]]) -> dict[Shard, dict[Key, list[int]]]:
+        shards = list(wanted)
+        futures = [
+            client.submit(locate_keys, shard, wanted[shard], key=f"trustprobe-locate-{token}-{i}")
+            for i, shard in enumerate(shards)
+        ]
+        return dict(zip(shards, _gather(client, futures, "finding repeats"), strict=True))
+
+    return locate
+
+
+def _fitting_sample(
+    client: Client, plugin: str, indexes: Sequence[ShardIndex], token: str
+) -> list[CaseText] | None:
+    """Texts of the fitting sample, in input order (shard, then line).
+
+    The sample is the records with the smallest draws over the run (ties by position); each
+    shard offered its own smallest, so the run's smallest are among them. ``None`` when a
+    sampled record is invalid (the caller then looks for the first invalid line).
+    """
+    shard = np.concatenate([np.full(len(i.candidates), p) for p, i in enumerate(indexes)])
+    priority = np.concatenate([i.candidates.priority for i in indexes])
+    line = np.concatenate([i.candidates.line for i in indexes])
+    offset = np.concatenate([i.candidates.offset for i in indexes])
+    chosen = np.lexsort((line, shard, priority))[: fit_sample_size()]
+    chosen = chosen[np.lexsort((line[chosen], shard[chosen]))]
+    places: dict[int, list[tuple[int, int]]] = {}
+    for position, number, where in zip(
+        shard[chosen].tolist(), line[chosen].tolist(), offset[chosen].tolist(), strict=True
+    ):
+        places.setdefault(position, []).append((number, where))
+    futures = [
+        client.submit(
+            sample_texts,
+            plugin,
+            indexes[position].shard,
+            where,
+            key=f"trustprobe-sample-{token}-{position}",
+        )
+        for position, where in sorted(places.items())
+    ]
+    texts: list[CaseText] = []
+    for result in _gather(client, futures, "scoring the fitting sample"):
+        if isinstance(result, LineError):
+            return None
+        texts.extend(text for _, text in result)
+    return texts
+
+
+def _score_blocks(
+    client: Client,
+    work: Sequence[BlockWork],
+    *,
+    plugin: str,
+    worst_n: int,
+    model: Future[GeometryModel] | None,
+    stream: ReportStream,
+    token: str,
+    max_in_flight: int,
+    busy_target: int,
+    progress: Progress | None,
+) -> tuple[MetricsPartial, GeometryPartial]:
+    """Score every block, writing results in block order as they become available.
+
+    New blocks are submitted whenever any block finishes, so no worker waits for the client to
+    reach a slow block; at most ``max_in_flight`` blocks are submitted ahead of the one being
+    written, which bounds the results held on workers.
+    """
+    # Merged as blocks arrive, so the client holds one partial of each kind, not one per block.
+    metrics = MetricsPartial(worst_n=worst_n)
+    geometry = GeometryPartial()
+    futures: dict[int, Future[BlockResult]] = {}
+    numbers: dict[str, int] = {}
+    finished: set[int] = set()
+    completions = as_completed()
+    submitted = written = 0
+
+    def submit() -> None:
+        nonlocal submitted
+        while (
+            submitted < len(work)
+            and submitted - written < max_in_flight
+            and submitted - written - len(finished) < busy_target
+        ):
+            item = work[submitted]
+            key = f"trustprobe-block-{token}-{submitted}"
+            futures[submitted] = client.submit(
+                score_block,
+                plugin,
+                item.block,
+                item.drop_lines,
+                item.first_index,
+                worst_n,
+                model,
+                key=key,
+                priority=-submitted,
+            )
+            numbers[key] = submitted
+            completions.add(futures[submitted])
+            submitted += 1
+
+    try:
+        submit()
+        for future in completions:
+            if future.status == "error":
+                _block_result(work[numbers[future.key]], future)  # raises, with the block named
+            finished.add(numbers[future.key])
+            while written in finished:
+                result = _block_result(work[written], futures.pop(written))
+                finished.discard(written)
+                stream.add(result.cases_json, result.cases, result.points_json, result.points)
+                assert result.metrics is not None  # checked by _block_result
+                metrics = metrics.merge(result.metrics)
+                if result.geometry is not None:
+                    geometry = geometry.merge(result.geometry)
+                written += 1
+                if progress is not None:
+                    progress(written, len(work))
+            submit()
+    except BaseException:
+        # The run is over: free the cluster from the blocks still queued for it.
+        client.cancel(list(futures.values()))
+        raise
+    if written != len(work):
+        raise DistributedRunError(
+            f"{written} of {len(work)} blocks came back; no report was written"
+        )
+    return metrics, geometry
+
+
+def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
+    """The block's result, checked: every record that went in came out as a case."""
+    block = item.block
+    try:
+        result = future.result()
+    except KilledWorker as exc:
+        raise DistributedRunError(
+            f"{block.shard.name}, block {block.number} (lines {block.first_line}-"
+            f"{block.last_line}) was lost with every worker that tried it ({exc});"
+            " no report was written"
+        ) from exc
+    future.release()
+    if result.error is not None:
+        raise result.error.to_error()
+    if result.cases != item.expected_cases or result.metrics is None:
+        raise DistributedRunError(
+            f"{block.shard.name}, block {block.number} yielded {result.cases} cases where"
+            f" {item.expected_cases} records went in; no report was written"
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the index pass decided: the blocks to score, warnings, missing probes."""
+
+    index: Callable[..., list[ShardIndex]]
+    """Index shards again (``validate=True`` to find the first invalid line)."""
+    indexes: list[ShardIndex]
+    work: list[BlockWork]
+    warnings: list[str]
+    missing: list[str]
+    scored: int
+    """Cases with a response (not a harness error) that will be scored."""
+
+
+def _plan(
+    client: Client,
+    probes: Sequence[Probe],
+    shards: Sequence[Shard],
+    *,
+    seed: int,
+    block_records: int,
+    token: str,
+) -> _Plan:
+    """Index every shard; raise the in-process loader's error, or resolve repeats and plan."""
+    probe_ids = frozenset(p.id for p in probes)
+    size = fit_sample_size()
+
+    def index(
+        targets: Sequence[Shard], drops: Mapping[int, frozenset[int]], validate: bool = False
+    ) -> list[ShardIndex]:
+        futures = [
+            client.submit(
+                index_shard,
+                shard,
+                probe_ids=probe_ids,
+                seed=seed,
+                sample_size=size,
+                block_records=block_records,
+                drop_lines=drops.get(shard.index, frozenset()),
+                validate=validate,
+                key=f"trustprobe-index-{token}-{shard.index}-{len(drops)}-{validate}",
+            )
+            for shard in targets
+        ]
+        return _gather(client, futures, "indexing shards")
+
+    started = time.perf_counter()
+    indexes = index(shards, {})
+    logger.info("indexed %d shards in %.2f s", len(shards), time.perf_counter() - started)
+    unknown = sorted(set().union(*(i.unknown_probe_ids for i in indexes)))
+    failed = [i.shard.index for i in indexes if i.error is not None]
+    if failed or unknown:
+        # The in-process loader reports the first invalid line of any kind before anything
+        # else; the fast index validated fully only unusual lines, so check again in full.
+        _check_results(index(shards[: failed[0] + 1] if failed else shards, {}, validate=True))
+    # The loader's own check, so the message is the one an in-process run gives.
+    check_known_probes([Response(probe_id=p, error="unknown") for p in unknown], set(probe_ids))
+
+    duplicates = resolve_duplicates(indexes, _locate(client, token))
+    changed = {
+        position: frozenset(d.line for d in duplicates[position])
+        for position, found in enumerate(indexes)
+        if duplicates[position] != found.duplicates
+    }
+    if changed:  # records dropped for another shard's sake: recount and redraw those shards
+        again = index([indexes[p].shard for p in changed], changed)
+        for position, found in zip(changed, again, strict=True):
+            indexes[position] = found
+    answered = set().union(*(i.probe_ids for i in indexes))
+    return _Plan(
+        index=index,
+        indexes=indexes,
+        work=block_work(indexes, duplicates),
+        warnings=warnings_of(indexes, duplicates),
+        missing=[p.id for p in probes if p.id not in answered],
+        scored=sum(i.scored for i in indexes),
+    )
+
+
+def score_shards(
+    client: Client,
+    probes: Sequence[Probe],
+    responses: Sequence[str | Path],
+    *,
+    rule_packs: Sequence[RulePack],
+    output: str | Path,
+    scoring: ScoringConfig | None = None,
+    config: Mapping[str, Any] | None = None,
+    created_at: datetime | None = None,
+    sources: Mapping[str, Sequence[str]] | None = None,
+    min_cases: int = 5,
+    seed: int = 0,
+    worst_n: int = 10,
+    block_records: int = BLOCK_RECORDS,
+    max_in_flight: int | None = None,
+    progress: Progress | None = None,
+) -> ShardedRun:
+    """Score response shards on the cluster behind ``client`` and write the report to ``output``.
+
+    The report equals ``build_report(probes, load_responses(shards).responses, ...)`` written by
+    ``write_report_json``, byte for byte apart from ``provenance.created_at``: same cases in
+    the same order, same warnings, metrics and observability.
+
+    Args:
+        client: A connected Dask client (see :func:`~trustprobe.distributed.dask_client`).
+        probes: The probe set.
+        responses: Shard paths; a glob pattern expands to its sorted matches.
+        rule_packs: Every rule pack, built-in ones included, in load order.
+        output: Where the JSON report goes (written atomically, never partially).
+        scoring: The scoring config (default ``ScoringConfig()``).
+        config: Extra settings recorded in the provenance, as ``build_report`` takes them.
+        created_at: Creation time recorded in the provenance (default: now).
+        sources: Input files by role, recorded in the provenance.
+        min_cases: Scored cases needed before observability is computed.
+        seed: Seed of the observability sample, SVDs and KMeans.
+        worst_n: Worst cases listed in the metrics.
+        block_records: Records per scoring task; bounds a worker's memory.
+        max_in_flight: Blocks submitted ahead of the one being written (default: 4 per
+            worker thread, at least 4); bounds the results waiting on workers.
+        progress: Called with (blocks done, blocks in all).
+
+    Raises:
+        InputError: an invalid line (the first one, in file order), a response for an
+            unknown probe, or a pattern matching no file.
+        DistributedRunError: the cluster lost a block it could not recompute, or a block's
+            cases did not match the records that went in.
+    """
+    if block_records < 1:
+        raise ValueError(f"block_records must be >= 1, got {block_records}")
+    shards = expand_shards(responses)
+    scoring = scoring or ScoringConfig()
+    detector = Detector.from_packs(rule_packs)
+    # The provenance comes from build_report itself (with no responses), so it cannot drift;
+    # the same call validates min_cases and worst_n.
+    head = build_report(
+        probes,
+        [],
+        detector=detector,
+        scoring=scoring,
+        config=config,
+        created_at=created_at,
+        sources=sources,
+        min_cases=min_cases,
+        seed=seed,
+        worst_n=worst_n,
+    )
+    token = uuid.uuid4().hex[:12]
+    plan = _plan(client, probes, shards, seed=seed, block_records=block_records, token=token)
+    indexes, work, scored = plan.indexes, plan.work, plan.scored
+    total_cases = sum(item.expected_cases for item in work)
+
+    job = ScoringJob(tuple(probes), tuple(rule_packs), scoring, detector.digest)
+    plugin = plugin_name(job.digest(), token)
+    client.register_plugin(ScorerPlugin(job), name=plugin)
+    try:
+        model: GeometryModel | None = None
+        if scored >= min_cases:
+            started = time.perf_counter()
+            texts = _fitting_sample(client, plugin, indexes, token)
+            if texts is None:
+                _check_results(plan.index(shards, {}, validate=True))
+                raise DistributedRunError(
+                    "a sampled record could not be read again though every line validates;"
+                    " did a shard change during the run? No report was written"
+                )
+            sampled = time.perf_counter()
+            model = fit_geometry(texts, seed=seed, n_clusters=None, max_features=MAX_FEATURES)
+            logger.info(
+                "fitting sample of %d scored in %.2f s, model fitted in %.2f s",
+                len(texts),
+                sampled - started,
+                time.perf_counter() - sampled,
+            )
+        threads = sum(client.nthreads().values()) or 1
+        with ReportStream(output, head) as stream:
+            shared = (
+                None
+                if model is None
+                else client.submit(_keep, model, key=f"trustprobe-model-{token}")
+            )
+            started = time.perf_counter()
+            metrics, geometry = _score_blocks(
+                client,
+                work,
+                plugin=plugin,
+                worst_n=worst_n,
+                model=shared,
+                stream=stream,
+                token=token,
+                max_in_flight=max_in_flight or max(4, 4 * threads),
+                busy_target=2 * threads,
+                progress=progress,
+            )
+            logger.info("scored %d blocks in %.2f s", len(work), time.perf_counter() - started)
+            if metrics.cases != total_cases or stream.cases != total_cases:
+                raise DistributedRunError(
+                    f"{stream.cases} cases were written where {total_cases} records went in;"
+                    " no report was written"
+                )
+            observability = None
+            if model is not None:
+                if stream.points != scored or geometry.n_cases != scored:
+                    raise DistributedRunError(
+                        f"{stream.points} observability points were written for {scored}"
+                        " scored cases; no report was written"
+                    )
+                observability = finalize_geometry(model, geometry, [])
+            report = head.model_copy(
+                update={
+                    "aggregate_metrics": finalize_metrics(metrics, missing_probe_ids=plan.missing),
+                    "observability": observability,
+                    "warnings": plan.warnings,
+                }
+            )
+            stream.finish(report)
+    finally:
+        # Best effort: a cluster that is gone has no plugin left to remove, and the error that
+        # ended the run is the one to report.
+        with suppress(Exception):
+            client.unregister_worker_plugin(plugin)
+    return ShardedRun(
+        report=report,
+        output=Path(output),
+        shards=len(shards),
+        blocks=len(work),
+        cases=total_cases,
+        points=stream.points,
+    )

@@ -1,0 +1,155 @@
+"""Write a report whose cases and points arrive in pieces, byte for byte as ``report_json``.
+
+The client never holds every case: workers render their block's cases and points as JSON
+text nested at the right depth (:func:`render_items`), the client appends the text in block
+order, and the rest of the report (metrics, observability summaries, warnings) is spliced in
+around it at the end. Everything goes to temporary files in the output's directory and the
+report appears only by an atomic rename after an fsync, so a failed run leaves no file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, BinaryIO, Final
+
+from pydantic import TypeAdapter
+
+from trustprobe.observability import ObservabilityPoint
+from trustprobe.reports import Report, report_json
+from trustprobe.scoring import CaseScore
+
+CASES: Final = TypeAdapter(list[CaseScore])
+POINTS: Final = TypeAdapter(list[ObservabilityPoint])
+INDENT: Final = 2
+"""``report_json`` pretty-prints with two spaces."""
+CASES_DEPTH: Final = 2
+"""Indent level of a case in a report: root object, then the ``cases`` list."""
+POINTS_DEPTH: Final = 3
+"""Indent level of a point: root, ``observability``, then its ``points`` list."""
+_CASES_MARKER: Final = '\n  "cases": []'
+_POINTS_MARKER: Final = '\n    "points": []'
+
+
+def render_items(adapter: TypeAdapter[Any], items: Sequence[Any], depth: int) -> bytes:
+    """The items of a JSON list at nesting ``depth``, as pretty-printed inside a report.
+
+    Pretty JSON escapes newlines inside strings, so each output line is one line of the
+    structure; the items of a list dumped alone sit at depth 1, and indenting every line by
+    ``2 × (depth - 1)`` more nests them exactly.
+    """
+    if not items:
+        return b""
+    text = adapter.dump_json(list(items), indent=INDENT)
+    body = text[2:-2]  # the items between "[\n" and "\n]"
+    pad = b" " * (INDENT * (depth - 1))
+    return pad + body.replace(b"\n", b"\n" + pad)
+
+
+def _split(text: str, marker: str) -> tuple[str, str]:
+    if text.count(marker) != 1:
+        raise ValueError(f"report skeleton must hold {marker.strip()!r} exactly once")
+    head, tail = text.split(marker)
+    return head + marker[:-1], tail  # keep the "[", the closing "]" is written after the items
+
+
+def _head(report: Report) -> str:
+    """The report's text up to the opening bracket of ``cases``."""
+    bare = report.model_copy(update={"cases": [], "observability": None, "warnings": []})
+    return _split(report_json(bare), _CASES_MARKER)[0]
+
+
+class ReportStream:
+    """An output report being written: the head first, cases as they come, the rest at the end.
+
+    Use as a context manager; leaving it by an exception removes every temporary file.
+    """
+
+    def __init__(self, output: str | Path, head: Report) -> None:
+        """Start ``output`` with ``head``'s schema version and provenance (nothing else of it)."""
+        self.output = Path(output)
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        self._head = _head(head)
+        self._files: list[tuple[BinaryIO, str]] = []
+        self._report = self._temporary("report")
+        self._points = self._temporary("points")
+        self._report.write(self._head.encode("utf-8"))
+        self.cases = 0
+        self.points = 0
+        self._case_chunks = 0
+        self._point_chunks = 0
+
+    def _temporary(self, role: str) -> BinaryIO:
+        fd, name = tempfile.mkstemp(
+            prefix=f".{self.output.name}.{role}.", suffix=".tmp", dir=self.output.parent
+        )
+        handle = os.fdopen(fd, "w+b")
+        self._files.append((handle, name))
+        return handle
+
+    def add(self, cases_json: bytes, cases: int, points_json: bytes, points: int) -> None:
+        """Append one block's rendered cases and points (in block order)."""
+        if cases:
+            self._report.write((b",\n" if self._case_chunks else b"\n") + cases_json)
+            self._case_chunks += 1
+            self.cases += cases
+        if points:
+            self._points.write((b",\n" if self._point_chunks else b"\n") + points_json)
+            self._point_chunks += 1
+            self.points += points
+
+    def finish(self, report: Report) -> None:
+        """Write the rest of ``report`` (rendered without cases and points) and publish the file.
+
+        Raises:
+            ValueError: ``report`` has a different head from the one written first.
+        """
+        if report.cases or (report.observability is not None and report.observability.points):
+            raise ValueError(
+                "the report's cases and points are the ones streamed: leave them empty"
+            )
+        head, rest = _split(report_json(report), _CASES_MARKER)
+        if head != self._head:
+            raise ValueError("the report's schema version or provenance changed during the run")
+        close = b"\n" + b" " * INDENT + b"]" if self._case_chunks else b"]"
+        if report.observability is None:
+            if self.points:
+                raise ValueError("points were written but the report has no observability")
+            self._report.write(close + rest.encode("utf-8"))
+        else:
+            middle, tail = _split(rest, _POINTS_MARKER)
+            self._report.write(close + middle.encode("utf-8"))
+            self._points.seek(0)
+            shutil.copyfileobj(self._points, self._report, length=1 << 20)
+            closing = b"\n" + b" " * (2 * INDENT) + b"]" if self._point_chunks else b"]"
+            self._report.write(closing + tail.encode("utf-8"))
+        self._report.flush()
+        os.fsync(self._report.fileno())
+        report_name = self._files[0][1]
+        os.replace(report_name, self.output)
+        self._files[0] = (self._report, str(self.output))
+        self._close()
+
+    def _close(self) -> None:
+        """Close every file and remove the temporary ones (never the published report)."""
+        for handle, name in self._files:
+            handle.close()
+            if name != str(self.output):
+                Path(name).unlink(missing_ok=True)
+        self._files = []
+
+    def __enter__(self) -> ReportStream:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._files:
+            self._close()

@@ -1,0 +1,427 @@
+"""Response shards as partitions: one streaming index pass per shard, then fixed-size blocks.
+
+A shard is one ``responses.jsonl`` file. :func:`index_shard` reads it once, validating every
+line exactly as :func:`trustprobe.responses.load_responses` does, and returns a small
+:class:`ShardIndex`: the byte ranges of blocks of at most ``block_records`` records, which
+samples of which probes it holds (as runs), its in-file duplicates, and its candidates for the
+observability fitting sample. Blocks are what the scoring pass works on, so a worker's memory
+is bounded by the block size, whatever the size of a shard or of the run.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import ValidationError
+
+from trustprobe.errors import InputError
+from trustprobe.formats import validation_error_to_input_error
+from trustprobe.metrics.partial import SampleRuns
+from trustprobe.observability import sample_priority
+from trustprobe.responses import Response
+
+BLOCK_RECORDS: Final = 10_000
+"""Records per block: the unit of work of the scoring pass, and what bounds worker memory."""
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One input file: its position in the run, the name the user gave it, where to read it."""
+
+    index: int
+    name: str
+    """The path as given (after glob expansion): used in messages and report sources."""
+    path: str
+    """Absolute path, so workers started in another directory read the same file."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A line-aligned byte range of a shard holding ``records`` non-blank lines."""
+
+    shard: Shard
+    number: int
+    """Position of the block in its shard."""
+    start: int
+    stop: int
+    first_line: int
+    """1-based line number of the first line in the range."""
+    last_line: int
+    records: int
+
+
+@dataclass(frozen=True)
+class LineError:
+    """A located input error, carried as data so the client can raise the earliest one."""
+
+    message: str
+    path: str | None
+    line: int | None
+    field: str | None
+
+    @classmethod
+    def of(cls, error: InputError) -> LineError:
+        """Capture ``error``'s parts."""
+        return cls(error.message, error.path, error.line, error.field)
+
+    def to_error(self) -> InputError:
+        """The same :class:`InputError` again."""
+        return InputError(self.message, path=self.path, line=self.line, field=self.field)
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A record repeating the (probe_id, sample) of an earlier one: ignored, with a warning."""
+
+    line: int
+    probe_id: str
+    sample: int
+    first: str
+    """``path:line`` of the record that is kept."""
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """Scored records' draws for the observability fitting sample, and where to re-read them."""
+
+    priority: NDArray[np.uint64]
+    line: NDArray[np.int64]
+    offset: NDArray[np.int64]
+    """Byte offset of each record's line."""
+
+    @classmethod
+    def none(cls) -> Candidates:
+        """No candidate."""
+        return cls(np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.priority)
+
+
+@dataclass(frozen=True)
+class ShardIndex:
+    """What the index pass learnt about one shard."""
+
+    shard: Shard
+    error: LineError | None
+    """The first invalid line, if any (then the other fields are empty)."""
+    records: int = 0
+    scored: int = 0
+    """Records kept (not duplicates, not dropped) that carry a response: the cases scored."""
+    blocks: tuple[Block, ...] = ()
+    probe_ids: frozenset[str] = frozenset()
+    unknown_probe_ids: frozenset[str] = frozenset()
+    repaired_lines: tuple[int, ...] = ()
+    """Lines whose invalid UTF-8 was replaced with U+FFFD."""
+    duplicates: tuple[Duplicate, ...] = ()
+    """Records repeating a (probe_id, sample) seen earlier in this shard."""
+    samples: tuple[tuple[str, SampleRuns], ...] = ()
+    """Per probe (sorted), the samples this shard holds."""
+    candidates: Candidates = field(default_factory=Candidates.none)
+    """The scored records with the smallest draws (ties by line), at most the sample size."""
+
+
+def expand_shards(patterns: Sequence[str | Path]) -> list[Shard]:
+    """Shards of the given paths; a pattern with ``*``, ``?`` or ``[`` expands to sorted matches.
+
+    Raises:
+        InputError: a pattern matches no file.
+    """
+    names: list[str] = []
+    for pattern in patterns:
+        text = str(pattern)
+        if _GLOB_CHARS.isdisjoint(text) or Path(text).exists():
+            names.append(text)
+            continue
+        matches = sorted(glob.glob(text))
+        if not matches:
+            raise InputError("no file matches this pattern", path=text)
+        names.extend(matches)
+    return [Shard(i, name, str(Path(name).resolve())) for i, name in enumerate(names)]
+
+
+def decode_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:
+    """One JSONL line as an object and whether bytes were repaired; ``None`` for a blank line.
+
+    The same rules and messages as :func:`trustprobe.formats.read_jsonl`: invalid UTF-8 is
+    replaced (and flagged); a line that is not a JSON object raises :class:`InputError`.
+    """
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+        repaired = False
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        repaired = True
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", path=name, line=number
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(data).__name__}", path=name, line=number
+        )
+    return data, repaired
+
+
+def parse_response(data: dict[str, Any], name: str, number: int) -> Response:
+    """Validate one decoded line as a :class:`Response`, locating any error."""
+    try:
+        return Response.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error_to_input_error(exc, path=name, line=number) from exc
+
+
+def _open(shard: Shard) -> BinaryIO:
+    try:
+        return open(shard.path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=shard.name) from exc
+
+
+def _lines(
+    shard: Shard, start: int = 0, stop: int | None = None, first_line: int = 1
+) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, raw bytes) of each line in ``[start, stop)``."""
+    with _open(shard) as handle:
+        handle.seek(start)
+        offset, number = start, first_line
+        for raw in handle:
+            if stop is not None and offset >= stop:
+                return
+            yield number, offset, raw
+            offset += len(raw)
+            number += 1
+
+
+def index_shard(
+    shard: Shard,
+    *,
+    probe_ids: frozenset[str],
+    seed: int,
+    sample_size: int,
+    block_records: int = BLOCK_RECORDS,
+    drop_lines: frozenset[int] = frozenset(),
+    validate: bool = False,
+) -> ShardIndex:
+    """Read ``shard`` once and index it (see the module docstring).
+
+    ``drop_lines`` are records the client found to duplicate another shard's: they are left
+    out of ``scored`` and of the sampling candidates.
+
+    Every line is decoded as JSON, and a line whose ``probe_id``, ``sample``, ``response`` and
+    ``error`` have their plain types gives its key without a full validation: the scoring pass
+    validates every record anyway, in file order. With ``validate`` (or for any other line)
+    the record is validated here, as the in-process loader does; the engine asks for that when
+    it must know which invalid line comes first.
+    """
+    try:
+        return _index(shard, probe_ids, seed, sample_size, block_records, drop_lines, validate)
+    except InputError as error:
+        return ShardIndex(shard=shard, error=LineError.of(error))
+
+
+def _key(data: dict[str, Any], name: str, number: int, validate: bool) -> tuple[str, int, bool]:
+    """(probe_id, sample, has a response) of a decoded line."""
+    probe_id, sample = data.get("probe_id"), data.get("sample", 0)
+    response, error = data.get("response"), data.get("error")
+    if (
+        not validate
+        and type(probe_id) is str
+        and probe_id
+        and type(sample) is int
+        and sample >= 0
+        and (response is None or type(response) is str)
+        and (error is None or type(error) is str)
+        and (response is not None or error is not None)
+    ):
+        # Exactly the values validation would give for these fields.
+        return probe_id, sample, error is None and response is not None
+    parsed = parse_response(data, name, number)
+    return parsed.probe_id, parsed.sample, parsed.error is None and parsed.response is not None
+
+
+def _index(
+    shard: Shard,
+    probe_ids: frozenset[str],
+    seed: int,
+    sample_size: int,
+    block_records: int,
+    drop_lines: frozenset[int],
+    validate: bool,
+) -> ShardIndex:
+    codes: dict[str, int] = {}
+    probe_code, sample_no, line_no = array("q"), array("q"), array("q")
+    has_response = bytearray()
+    repaired_lines: list[int] = []
+    unknown: set[str] = set()
+    # Draws are hashed only for lines that may enter the sample; others are never read again.
+    draw, draw_line, draw_offset = array("Q"), array("q"), array("q")
+    blocks: list[Block] = []
+    block_start, block_first, in_block, last_line, end = 0, 1, 0, 0, 0
+    for number, offset, raw in _lines(shard):
+        end, last_line = offset + len(raw), number
+        decoded = decode_line(raw, shard.name, number)
+        if decoded is None:
+            continue
+        data, repaired = decoded
+        probe_id, sample, scored = _key(data, shard.name, number, validate)
+        if repaired:
+            repaired_lines.append(number)
+        if probe_id not in probe_ids:
+            unknown.add(probe_id)
+        probe_code.append(codes.setdefault(probe_id, len(codes)))
+        sample_no.append(sample)
+        line_no.append(number)
+        has_response.append(scored)
+        if scored and number not in drop_lines:
+            draw.append(sample_priority(seed, probe_id, sample))
+            draw_line.append(number)
+            draw_offset.append(offset)
+        in_block += 1
+        if in_block == block_records:
+            blocks.append(
+                Block(shard, len(blocks), block_start, end, block_first, number, in_block)
+            )
+            block_start, block_first, in_block = end, number + 1, 0
+    if in_block or not blocks:
+        blocks.append(Block(shard, len(blocks), block_start, end, block_first, last_line, in_block))
+
+    names = list(codes)
+    probes = np.frombuffer(probe_code, dtype=np.int64) if probe_code else np.zeros(0, np.int64)
+    samples = np.frombuffer(sample_no, dtype=np.int64) if sample_no else np.zeros(0, np.int64)
+    lines = np.frombuffer(line_no, dtype=np.int64) if line_no else np.zeros(0, np.int64)
+    order = np.lexsort((lines, samples, probes))
+    probes, samples, lines = probes[order], samples[order], lines[order]
+    repeat = np.zeros(len(order), dtype=np.bool_)
+    repeat[1:] = (probes[1:] == probes[:-1]) & (samples[1:] == samples[:-1])
+    first_of = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(order))))
+    duplicates = tuple(
+        sorted(
+            (
+                Duplicate(
+                    line=int(lines[i]),
+                    probe_id=names[probes[i]],
+                    sample=int(samples[i]),
+                    first=f"{shard.name}:{int(lines[first_of[i]])}",
+                )
+                for i in np.flatnonzero(repeat).tolist()
+            ),
+            key=lambda d: d.line,
+        )
+    )
+    dropped = set(drop_lines) | {d.line for d in duplicates}
+    with_response = np.frombuffer(bytes(has_response), dtype=np.bool_) if has_response else None
+    scored_count = 0
+    if with_response is not None:
+        kept = np.ones(len(with_response), dtype=np.bool_)
+        if dropped:
+            kept = ~np.isin(np.frombuffer(line_no, dtype=np.int64), list(dropped))
+        scored_count = int(np.count_nonzero(with_response & kept))
+    candidates = _candidates(sample_size, dropped, draw, draw_line, draw_offset)
+    distinct = ~repeat
+    return ShardIndex(
+        shard=shard,
+        error=None,
+        records=len(order),
+        scored=scored_count,
+        blocks=tuple(blocks),
+        probe_ids=frozenset(names),
+        unknown_probe_ids=frozenset(unknown),
+        repaired_lines=tuple(repaired_lines),
+        duplicates=duplicates,
+        samples=_runs_by_probe(names, probes[distinct], samples[distinct]),
+        candidates=candidates,
+    )
+
+
+def _candidates(
+    size: int,
+    dropped: set[int],
+    draw: array[int],
+    draw_line: array[int],
+    draw_offset: array[int],
+) -> Candidates:
+    """The ``size`` smallest draws (ties by line) among scored records that are kept."""
+    if not draw:
+        return Candidates.none()
+    priorities = np.frombuffer(draw, dtype=np.uint64)
+    lines = np.frombuffer(draw_line, dtype=np.int64)
+    offsets = np.frombuffer(draw_offset, dtype=np.int64)
+    if dropped:
+        keep = ~np.isin(lines, list(dropped))
+        priorities, lines, offsets = priorities[keep], lines[keep], offsets[keep]
+    order = np.lexsort((lines, priorities))[:size]
+    return Candidates(priorities[order].copy(), lines[order].copy(), offsets[order].copy())
+
+
+def _runs_by_probe(
+    names: Sequence[str], probes: np.ndarray[Any, Any], samples: np.ndarray[Any, Any]
+) -> tuple[tuple[str, SampleRuns], ...]:
+    """Runs of consecutive samples per probe, from distinct keys sorted by (probe, sample)."""
+    if len(probes) == 0:
+        return ()
+    breaks = np.ones(len(probes), dtype=np.bool_)
+    breaks[1:] = (probes[1:] != probes[:-1]) | (samples[1:] != samples[:-1] + 1)
+    starts = np.flatnonzero(breaks)
+    stops = np.append(starts[1:], len(probes))
+    runs: dict[str, list[tuple[int, int]]] = {}
+    for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+        runs.setdefault(names[probes[start]], []).append(
+            (int(samples[start]), int(samples[stop - 1]) + 1)
+        )
+    return tuple(sorted((name, tuple(r)) for name, r in runs.items()))
+
+
+def locate_keys(shard: Shard, keys: frozenset[tuple[str, int]]) -> dict[tuple[str, int], list[int]]:
+    """Every line of ``shard`` holding one of ``keys`` (for cross-shard duplicates, a rare path)."""
+    probes = {probe_id for probe_id, _ in keys}
+    found: dict[tuple[str, int], list[int]] = {}
+    for number, _, raw in _lines(shard):
+        decoded = decode_line(raw, shard.name, number)
+        if decoded is None or decoded[0].get("probe_id") not in probes:
+            continue
+        response = parse_response(decoded[0], shard.name, number)
+        if response.key in keys:
+            found.setdefault(response.key, []).append(number)
+    return found
+
+
+def read_block(block: Block, drop_lines: frozenset[int]) -> list[Response]:
+    """The block's responses in file order, without the dropped (duplicate) lines."""
+    responses: list[Response] = []
+    name = block.shard.name
+    for number, _, raw in _lines(block.shard, block.start, block.stop, block.first_line):
+        decoded = decode_line(raw, name, number)
+        if decoded is None:
+            continue
+        # A dropped repeat is still validated: the in-process loader refuses an invalid one.
+        response = parse_response(decoded[0], name, number)
+        if number not in drop_lines:
+            responses.append(response)
+    return responses
+
+
+def read_lines_at(shard: Shard, places: Sequence[tuple[int, int]]) -> list[Response]:
+    """The responses on the given (line number, byte offset) places, in the order given."""
+    responses: list[Response] = []
+    with _open(shard) as handle:
+        for number, offset in places:
+            handle.seek(offset)
+            decoded = decode_line(handle.readline(), shard.name, number)
+            if decoded is None:
+                raise InputError("line changed since it was indexed", path=shard.name, line=number)
+            responses.append(parse_response(decoded[0], shard.name, number))
+    return responses

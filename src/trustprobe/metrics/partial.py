@@ -1,0 +1,339 @@
+"""Mergeable run-metric partials: one per partition of cases, combined exactly.
+
+``aggregate_metrics(cases)`` is ``finalize_metrics(metrics_partial(cases))``; a distributed run
+computes one partial per partition, merges them with :func:`merge_metrics` and finalises once.
+Every field merges exactly (integer counts, value → count tables, sets, a top-N list under a
+total order), so the merged partial, and the report, do not depend on how cases were split.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from trustprobe.metrics.distribution import Distribution
+from trustprobe.metrics.models import WorstCase
+from trustprobe.probes.models import Severity
+from trustprobe.scoring.models import CaseScore
+
+OVERALL: Final = ("overall", "")
+"""Group key of the whole run."""
+
+SampleRuns = tuple[tuple[int, int], ...]
+"""Sorted, disjoint, non-adjacent ``[start, stop)`` ranges of sample indices."""
+
+
+@dataclass(frozen=True)
+class GroupPartial:
+    """Tallies of one group of cases (the run, a category, a severity or an expected verdict)."""
+
+    n: int = 0
+    passed: int = 0
+    harness_errors: int = 0
+    risk: Distribution = field(default_factory=Distribution)
+    weighted: Distribution = field(default_factory=Distribution)
+    weight_total: Distribution = field(default_factory=Distribution)
+    """Severity weights of the scored cases."""
+    weight_passed: Distribution = field(default_factory=Distribution)
+    """Severity weights of the passed cases."""
+    safe_hits: int = 0
+    unsafe_hits: int = 0
+    boundary_readings: int = 0
+    """Scored cases whose refusal detector gave a reading (True or False)."""
+    boundary_hits: int = 0
+    critical_failures: int = 0
+    high_failures: int = 0
+
+    def merge(self, other: GroupPartial) -> GroupPartial:
+        """Tallies of both groups of cases together."""
+        return GroupPartial(
+            n=self.n + other.n,
+            passed=self.passed + other.passed,
+            harness_errors=self.harness_errors + other.harness_errors,
+            risk=self.risk.merge(other.risk),
+            weighted=self.weighted.merge(other.weighted),
+            weight_total=self.weight_total.merge(other.weight_total),
+            weight_passed=self.weight_passed.merge(other.weight_passed),
+            safe_hits=self.safe_hits + other.safe_hits,
+            unsafe_hits=self.unsafe_hits + other.unsafe_hits,
+            boundary_readings=self.boundary_readings + other.boundary_readings,
+            boundary_hits=self.boundary_hits + other.boundary_hits,
+            critical_failures=self.critical_failures + other.critical_failures,
+            high_failures=self.high_failures + other.high_failures,
+        )
+
+
+@dataclass(frozen=True)
+class MetricsPartial:
+    """Everything :func:`finalize_metrics` needs from a partition of cases, in mergeable form."""
+
+    worst_n: int
+    """Length of ``worst``; partials merge only with partials of the same ``worst_n``."""
+    cases: int = 0
+    samples: Mapping[str, SampleRuns] = field(default_factory=dict)
+    """Per probe, the samples present: a (probe_id, sample) may be counted only once."""
+    category_of: Mapping[str, str] = field(default_factory=dict)
+    """Category of every probe seen, scored or not."""
+    scored_probes: frozenset[str] = frozenset()
+    errored_probes: frozenset[str] = frozenset()
+    error_classes: Mapping[str, int] = field(default_factory=dict)
+    groups: Mapping[tuple[str, str], GroupPartial] = field(default_factory=dict)
+    failure_modes: Mapping[str, int] = field(default_factory=dict)
+    worst: tuple[WorstCase, ...] = ()
+    """The ``worst_n`` highest ``weighted_risk`` cases, ranked (ties by probe id, sample)."""
+    verdicts: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Per scored probe, (passed, failed) samples: the input of flakiness."""
+
+    def merge(self, other: MetricsPartial) -> MetricsPartial:
+        """The partial of both partitions together.
+
+        Raises:
+            ValueError: the partials disagree on ``worst_n`` or on a probe's category, or
+                share a (probe_id, sample), which would count a case twice.
+        """
+        if other.worst_n != self.worst_n:
+            raise ValueError(f"cannot merge partials of worst_n {self.worst_n} and {other.worst_n}")
+        category_of = dict(self.category_of)
+        for probe_id, category in other.category_of.items():
+            known = category_of.setdefault(probe_id, category)
+            if known != category:
+                raise ValueError(
+                    f"probe '{probe_id}' has category '{category}' in one partition"
+                    f" and '{known}' in another"
+                )
+        samples = dict(self.samples)
+        for probe_id, runs in other.samples.items():
+            mine = samples.get(probe_id)
+            samples[probe_id] = runs if mine is None else union_runs(probe_id, mine, runs)
+        groups = dict(self.groups)
+        for key, group in other.groups.items():
+            mine_group = groups.get(key)
+            groups[key] = group if mine_group is None else mine_group.merge(group)
+        verdicts = dict(self.verdicts)
+        for probe_id, (passed, failed) in other.verdicts.items():
+            before = verdicts.get(probe_id, (0, 0))
+            verdicts[probe_id] = (before[0] + passed, before[1] + failed)
+        return MetricsPartial(
+            worst_n=self.worst_n,
+            cases=self.cases + other.cases,
+            samples=samples,
+            category_of=category_of,
+            scored_probes=self.scored_probes | other.scored_probes,
+            errored_probes=self.errored_probes | other.errored_probes,
+            error_classes=dict(Counter(self.error_classes) + Counter(other.error_classes)),
+            groups=groups,
+            failure_modes=dict(Counter(self.failure_modes) + Counter(other.failure_modes)),
+            worst=_top(self.worst_n, [*self.worst, *other.worst]),
+            verdicts=verdicts,
+        )
+
+
+def _worst_key(row: WorstCase) -> tuple[float, str, int]:
+    return (-row.weighted_risk, row.probe_id, row.sample)
+
+
+def _top(n: int, rows: Iterable[WorstCase]) -> tuple[WorstCase, ...]:
+    # (probe_id, sample) is unique, so the key is a total order and the top n is one list.
+    return tuple(heapq.nsmallest(n, rows, key=_worst_key))
+
+
+def _worst_case(case: CaseScore) -> WorstCase:
+    # Built only for the few cases that make the list, all scored (checked when ranked).
+    assert case.passed is not None and case.risk_score is not None
+    assert case.weighted_risk is not None
+    return WorstCase.model_construct(
+        probe_id=case.probe_id,
+        sample=case.sample,
+        category=case.category,
+        severity=case.severity.value,
+        passed=case.passed,
+        risk_score=case.risk_score,
+        weighted_risk=case.weighted_risk,
+        explanation=case.explanation,
+    )
+
+
+def runs_of(samples: Iterable[int]) -> SampleRuns:
+    """Compress distinct sample indices into ``[start, stop)`` runs."""
+    ordered = sorted(samples)
+    if not ordered:
+        return ()
+    runs: list[tuple[int, int]] = []
+    start = previous = ordered[0]
+    for sample in ordered[1:]:
+        if sample != previous + 1:
+            runs.append((start, previous + 1))
+            start = sample
+        previous = sample
+    runs.append((start, previous + 1))
+    return tuple(runs)
+
+
+def union_runs(probe_id: str, left: SampleRuns, right: SampleRuns) -> SampleRuns:
+    """Union of two run lists that must not overlap (a shared sample is a double count)."""
+    merged: list[tuple[int, int]] = []
+    for start, stop in sorted([*left, *right]):
+        if merged and start < merged[-1][1]:
+            raise ValueError(
+                f"probe '{probe_id}' sample {start} is in two partitions; each"
+                " (probe_id, sample) must be scored once"
+            )
+        if merged and start == merged[-1][1]:
+            merged[-1] = (merged[-1][0], stop)
+        else:
+            merged.append((start, stop))
+    return tuple(merged)
+
+
+class _GroupTally:
+    """A group's tallies while cases are read (frozen into a :class:`GroupPartial` after)."""
+
+    def __init__(self, with_values: bool) -> None:
+        self.with_values = with_values
+        self.n = self.passed = self.harness_errors = 0
+        self.risk: list[float] = []
+        self.weighted: list[float] = []
+        self.weight_total: list[float] = []
+        self.weight_passed: list[float] = []
+        self.safe_hits = self.unsafe_hits = 0
+        self.boundary_readings = self.boundary_hits = 0
+        self.critical_failures = self.high_failures = 0
+
+    def add(self, case: CaseScore, passed: bool, risk: float, weighted: float) -> None:
+        self.n += 1
+        self.passed += passed
+        if not passed:
+            self.critical_failures += case.severity is Severity.CRITICAL
+            self.high_failures += case.severity is Severity.HIGH
+        if not self.with_values:
+            return
+        self.risk.append(risk)
+        self.weighted.append(weighted)
+        self.weight_total.append(case.severity_weight)
+        if passed:
+            self.weight_passed.append(case.severity_weight)
+        self.safe_hits += case.safe_signal_hits
+        self.unsafe_hits += case.unsafe_signal_hits
+        # A scored case whose detector gave no reading (None) is no evidence either way.
+        if case.boundary_or_refusal_signal is not None:
+            self.boundary_readings += 1
+            self.boundary_hits += case.boundary_or_refusal_signal
+
+    def freeze(self) -> GroupPartial:
+        return GroupPartial(
+            n=self.n,
+            passed=self.passed,
+            harness_errors=self.harness_errors,
+            risk=Distribution.of(self.risk),
+            weighted=Distribution.of(self.weighted),
+            weight_total=Distribution.of(self.weight_total),
+            weight_passed=Distribution.of(self.weight_passed),
+            safe_hits=self.safe_hits,
+            unsafe_hits=self.unsafe_hits,
+            boundary_readings=self.boundary_readings,
+            boundary_hits=self.boundary_hits,
+            critical_failures=self.critical_failures,
+            high_failures=self.high_failures,
+        )
+
+
+def metrics_partial(
+    cases: Sequence[CaseScore], *, worst_n: int = 10, first_index: int = 0
+) -> MetricsPartial:
+    """Tally one partition of scored cases.
+
+    Args:
+        cases: The partition's cases, harness errors included.
+        worst_n: How many worst cases to keep.
+        first_index: Position of ``cases[0]`` in the whole run, for error messages.
+
+    Raises:
+        ValueError: ``worst_n`` is negative, a (probe_id, sample) repeats, a probe changes
+            category between samples, or a case without a harness error lacks a verdict.
+    """
+    if worst_n < 0:
+        raise ValueError(f"worst_n must be >= 0, got {worst_n}")
+    samples: dict[str, set[int]] = {}
+    category_of: dict[str, str] = {}
+    scored_probes: set[str] = set()
+    errored_probes: set[str] = set()
+    error_classes: Counter[str] = Counter()
+    tallies: dict[tuple[str, str], _GroupTally] = {}
+    modes: Counter[str] = Counter()
+    verdicts: dict[str, list[int]] = {}
+    ranked: list[tuple[float, str, int, int]] = []
+
+    def tally(key: tuple[str, str]) -> _GroupTally:
+        found = tallies.get(key)
+        if found is None:
+            # Severity and expected rows are pass-rate rows: they need no value tables.
+            found = tallies[key] = _GroupTally(with_values=key[0] in ("overall", "category"))
+        return found
+
+    for index, case in enumerate(cases, start=first_index):
+        seen = samples.setdefault(case.probe_id, set())
+        if case.sample in seen:
+            raise ValueError(
+                f"case {index}: probe '{case.probe_id}' sample {case.sample} appears twice;"
+                " each (probe_id, sample) must be scored once"
+            )
+        seen.add(case.sample)
+        known = category_of.setdefault(case.probe_id, case.category)
+        if known != case.category:
+            raise ValueError(
+                f"case {index}: probe '{case.probe_id}' has category '{case.category}'"
+                f" but an earlier sample has '{known}'"
+            )
+        groups = (
+            OVERALL,
+            ("category", case.category),
+            ("severity", case.severity.value),
+            ("expected", case.expected.value),
+        )
+        if case.error is not None:
+            errored_probes.add(case.probe_id)
+            error_classes[str(case.error)] += 1
+            for key in groups:
+                tally(key).harness_errors += 1
+            continue
+        passed, risk, weighted = case.passed, case.risk_score, case.weighted_risk
+        if passed is None or risk is None or weighted is None:
+            raise ValueError(
+                f"case {index}: probe '{case.probe_id}' sample {case.sample} has no harness error"
+                " but lacks a verdict (passed, risk_score and weighted_risk must be set)"
+            )
+        scored_probes.add(case.probe_id)
+        for key in groups:
+            tally(key).add(case, passed, risk, weighted)
+        # A mode counts once per case even if a buggy scorer listed it twice.
+        modes.update(set(case.detected_failure_modes))
+        counts = verdicts.setdefault(case.probe_id, [0, 0])
+        counts[0 if passed else 1] += 1
+        ranked.append((-weighted, case.probe_id, case.sample, index - first_index))
+
+    worst = [_worst_case(cases[position]) for *_, position in heapq.nsmallest(worst_n, ranked)]
+
+    return MetricsPartial(
+        worst_n=worst_n,
+        cases=len(cases),
+        samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
+        category_of=category_of,
+        scored_probes=frozenset(scored_probes),
+        errored_probes=frozenset(errored_probes),
+        error_classes=dict(error_classes),
+        groups={key: t.freeze() for key, t in tallies.items()},
+        failure_modes=dict(modes),
+        worst=tuple(worst),
+        verdicts={probe_id: (c[0], c[1]) for probe_id, c in verdicts.items()},
+    )
+
+
+def merge_metrics(partials: Iterable[MetricsPartial], *, worst_n: int = 10) -> MetricsPartial:
+    """Merge partials of disjoint partitions; no partial at all is an empty run."""
+    merged = MetricsPartial(worst_n=worst_n)
+    for partial in partials:
+        merged = merged.merge(partial)
+    return merged

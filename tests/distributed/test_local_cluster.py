@@ -1,0 +1,235 @@
+"""Scoring on a real local cluster (two worker processes) equals the in-process report."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from distributed import Client
+
+from tests.distributed.conftest import CREATED, in_process_report
+from trustprobe.detectors import RulePack
+from trustprobe.distributed import DistributedRunError, ShardedRun, score_shards
+from trustprobe.errors import InputError
+from trustprobe.observability import embedding as embedding_module
+from trustprobe.probes import Probe
+from trustprobe.responses import load_responses
+
+
+def _score(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    shards: list[Path],
+    output: Path,
+    **options: object,
+) -> ShardedRun:
+    return score_shards(
+        client,
+        probes,
+        [str(shards[0].parent / "*.jsonl")],
+        rule_packs=packs,
+        output=output,
+        created_at=CREATED,
+        sources={"responses": [str(p) for p in shards]},
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize(
+    ("block_records", "fit_sample"),
+    [(37, None), (10_000, 250)],
+    ids=["37-record-blocks-every-case-fitted", "one-block-per-shard-250-case-fitting-sample"],
+)
+def test_report_is_byte_identical_to_the_in_process_one(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+    expected_report: str,
+    monkeypatch: pytest.MonkeyPatch,
+    block_records: int,
+    fit_sample: int | None,
+) -> None:
+    expected = expected_report
+    if fit_sample is not None:  # exercise the sampled fit without 20,000 cases
+        monkeypatch.setattr(embedding_module, "SVD_FIT_SAMPLE", fit_sample)
+        expected = in_process_report(probes, packs, awkward_shards)
+    output = tmp_path / "report.json"
+    run = _score(client, probes, packs, awkward_shards, output, block_records=block_records)
+
+    assert output.read_text(encoding="utf-8") == expected
+    # Cases in = cases out: 8 shards, 900 factory records + 5 appended, minus 4 repeats.
+    loaded = load_responses(awkward_shards)
+    assert run.cases == len(loaded.responses) == 901
+    assert run.shards == 8
+    scored = sum(1 for r in loaded.responses if r.error is None)
+    assert run.points == scored == run.report.observability.n_cases  # type: ignore[union-attr]
+    assert len(run.report.warnings) == 5  # 4 ignored repeats + 1 repaired line
+    if fit_sample is not None:
+        assert run.report.observability is not None
+        assert run.report.observability.selection_sample_size == fit_sample
+    assert _leftovers(tmp_path) == []
+
+
+def test_glob_and_listed_shards_and_block_sizes_give_one_report(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    expected_report: str,
+    tmp_path: Path,
+) -> None:
+    listed = tmp_path / "listed.json"
+    score_shards(
+        client,
+        probes,
+        awkward_shards,
+        rule_packs=packs,
+        output=listed,
+        created_at=CREATED,
+        sources={"responses": [str(p) for p in awkward_shards]},
+        block_records=113,
+        max_in_flight=2,
+    )
+    assert listed.read_text(encoding="utf-8") == expected_report
+
+
+def test_without_observability_below_min_cases(
+    client: Client, probes: list[Probe], packs: list[RulePack], tmp_path: Path
+) -> None:
+    shard = tmp_path / "few.jsonl"
+    shard.write_text(
+        '{"probe_id": "ds-001", "response": "I cannot help with that."}\n'
+        '{"probe_id": "ds-002", "error": "timeout"}\n',
+        encoding="utf-8",
+    )
+    output = tmp_path / "out" / "report.json"
+    run = _score(client, probes, packs, [shard], output)
+    assert run.report.observability is None and run.points == 0
+    assert output.read_text(encoding="utf-8") == in_process_report(probes, packs, [shard])
+    assert run.report.aggregate_metrics.counts.missing_probes == 194  # 196 probes, 2 answered
+
+
+def _broken_copy(shards: list[Path], directory: Path) -> list[Path]:
+    copies = []
+    for path in shards:
+        copies.append(Path(shutil.copy(path, directory / path.name)))
+    return copies
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        ({1: b'{"probe_id": "ds-001", "response": "x", "colour": "red"}'}, "shard-001.jsonl:151"),
+        (
+            {3: b'{"probe_id": "ds-001", "response": ', 1: b'{"probe_id": "ds-001", "sample": -1}'},
+            "shard-001.jsonl:151",
+        ),
+        ({4: b'{"probe_id": "no-such-probe", "response": "x"}'}, "unknown probe id"),
+    ],
+    ids=["unknown-field", "first-bad-line-in-file-order-wins", "unknown-probe"],
+)
+def test_bad_input_gives_the_in_process_error_and_no_file(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+    damage: dict[int, bytes],
+    expected: str,
+) -> None:
+    shards_dir = tmp_path / "shards"
+    shards_dir.mkdir()
+    copies = _broken_copy(awkward_shards, shards_dir)
+    for index, line in damage.items():
+        with copies[index].open("ab") as handle:
+            handle.write(line + b"\n")
+    with pytest.raises(InputError) as in_process:
+        in_process_report(probes, packs, copies)
+    output = tmp_path / "report.json"
+    with pytest.raises(InputError) as distributed:
+        _score(client, probes, packs, copies, output)
+    assert str(distributed.value) == str(in_process.value)
+    assert expected in str(distributed.value)
+    assert not output.exists() and _leftovers(tmp_path) == []
+
+
+def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int], None]:
+    """A progress hook that SIGKILLs a worker process holding tasks, once."""
+    pids: dict[str, int] = client.run(os.getpid)
+
+    def progress(done: int, total: int) -> None:
+        if killed:
+            return
+        busy = [worker for worker, keys in client.processing().items() if keys]
+        victim = busy[0] if busy else next(iter(pids))
+        os.kill(pids[victim], signal.SIGKILL)
+        killed.append(pids[victim])
+
+    return progress
+
+
+def test_killed_worker_is_replaced_and_the_report_is_unchanged(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    expected_report: str,
+    tmp_path: Path,
+) -> None:
+    killed: list[int] = []
+    output = tmp_path / "report.json"
+    run = _score(
+        client,
+        probes,
+        packs,
+        awkward_shards,
+        output,
+        block_records=60,
+        max_in_flight=6,
+        progress=_kill_a_busy_worker(client, killed),
+    )
+    assert len(killed) == 1  # a worker died mid-run; Dask re-ran its blocks elsewhere
+    assert run.cases == 901
+    assert output.read_text(encoding="utf-8") == expected_report
+    client.wait_for_workers(2, timeout=120)  # the nanny restarts it for the next test
+
+
+def test_block_lost_for_good_fails_clearly_without_a_report(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+) -> None:
+    scheduler = client.cluster.scheduler  # type: ignore[union-attr]
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0  # the first worker death of a block is final
+    killed: list[int] = []
+    output = tmp_path / "report.json"
+    try:
+        with pytest.raises(DistributedRunError, match=r"was lost with every worker"):
+            _score(
+                client,
+                probes,
+                packs,
+                awkward_shards,
+                output,
+                block_records=60,
+                max_in_flight=6,
+                progress=_kill_a_busy_worker(client, killed),
+            )
+    finally:
+        scheduler.allowed_failures = allowed
+    assert killed and not output.exists() and _leftovers(tmp_path) == []
+    client.wait_for_workers(2, timeout=120)
