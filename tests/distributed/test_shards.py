@@ -26,13 +26,12 @@ from trustprobe.distributed.report_stream import (
 from trustprobe.distributed.shards import (
     Shard,
     ShardIndex,
-    decode_line,
     index_shard,
     locate_keys,
     read_block,
 )
 from trustprobe.errors import InputError
-from trustprobe.formats import read_jsonl
+from trustprobe.formats import decode_jsonl_line, read_jsonl
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report, report_json
 from trustprobe.responses import Response, load_responses
@@ -57,7 +56,7 @@ def test_line_decoding_is_read_jsonl_line_for_line(
     ours: list[tuple[int, object, bool]] = []
     try:
         for number, line in enumerate(lines, start=1):
-            decoded = decode_line(line + b"\n", str(path), number)
+            decoded = decode_jsonl_line(line + b"\n", str(path), number)
             if decoded is not None:
                 ours.append((number, decoded[0], decoded[1]))
     except InputError as error:

@@ -5,14 +5,13 @@ from __future__ import annotations
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from trustprobe.detectors.matching import engine_rejection, pattern_finds
 from trustprobe.errors import InputError
-from trustprobe.formats import validation_error_to_input_error
+from trustprobe.formats import read_yaml, validation_error_to_input_error
 
 
 class RuleKind(StrEnum):
@@ -114,24 +113,6 @@ class RulePack(BaseModel):
         return self
 
 
-def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("file is not valid UTF-8", path=path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
-    return data, node
-
-
 def _mapping_value(node: yaml.Node | None, key: str) -> yaml.Node | None:
     if not isinstance(node, yaml.MappingNode):
         return None
@@ -161,7 +142,7 @@ def load_rule_pack(path: str | Path) -> RulePack:
     weight out of range, duplicate id, a pattern RE2 cannot run, an example the pattern misses.
     """
     source = Path(path)
-    data, root = _read_yaml(source)
+    data, root = read_yaml(source)
     if not isinstance(data, dict):
         raise InputError(
             "a rule pack must be a mapping with 'pack', 'version' and 'rules'", path=source

@@ -11,7 +11,6 @@ is bounded by the block size, whatever the size of a shard or of the run.
 from __future__ import annotations
 
 import glob
-import json
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from numpy.typing import NDArray
 from pydantic import ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import validation_error_to_input_error
+from trustprobe.formats import decode_jsonl_line, validation_error_to_input_error
 from trustprobe.metrics.partial import SampleRuns
 from trustprobe.observability import sample_priority
 from trustprobe.responses import Response
@@ -149,33 +148,6 @@ def expand_shards(patterns: Sequence[str | Path]) -> list[Shard]:
     return [Shard(i, name, str(Path(name).resolve())) for i, name in enumerate(names)]
 
 
-def decode_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:
-    """One JSONL line as an object and whether bytes were repaired; ``None`` for a blank line.
-
-    The same rules and messages as :func:`trustprobe.formats.read_jsonl`: invalid UTF-8 is
-    replaced (and flagged); a line that is not a JSON object raises :class:`InputError`.
-    """
-    if not raw.strip():
-        return None
-    try:
-        text = raw.decode("utf-8")
-        repaired = False
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        repaired = True
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg} at column {exc.colno})", path=name, line=number
-        ) from exc
-    if not isinstance(data, dict):
-        raise InputError(
-            f"expected a JSON object, got {type(data).__name__}", path=name, line=number
-        )
-    return data, repaired
-
-
 def parse_response(data: dict[str, Any], name: str, number: int) -> Response:
     """Validate one decoded line as a :class:`Response`, locating any error."""
     try:
@@ -273,7 +245,7 @@ def _index(
     block_start, block_first, in_block, last_line, end = 0, 1, 0, 0, 0
     for number, offset, raw in _lines(shard):
         end, last_line = offset + len(raw), number
-        decoded = decode_line(raw, shard.name, number)
+        decoded = decode_jsonl_line(raw, shard.name, number)
         if decoded is None:
             continue
         data, repaired = decoded
@@ -390,7 +362,7 @@ def locate_keys(shard: Shard, keys: frozenset[tuple[str, int]]) -> dict[tuple[st
     probes = {probe_id for probe_id, _ in keys}
     found: dict[tuple[str, int], list[int]] = {}
     for number, _, raw in _lines(shard):
-        decoded = decode_line(raw, shard.name, number)
+        decoded = decode_jsonl_line(raw, shard.name, number)
         if decoded is None or decoded[0].get("probe_id") not in probes:
             continue
         response = parse_response(decoded[0], shard.name, number)
@@ -404,7 +376,7 @@ def read_block(block: Block, drop_lines: frozenset[int]) -> list[Response]:
     responses: list[Response] = []
     name = block.shard.name
     for number, _, raw in _lines(block.shard, block.start, block.stop, block.first_line):
-        decoded = decode_line(raw, name, number)
+        decoded = decode_jsonl_line(raw, name, number)
         if decoded is None:
             continue
         # A dropped repeat is still validated: the in-process loader refuses an invalid one.
@@ -420,7 +392,7 @@ def read_lines_at(shard: Shard, places: Sequence[tuple[int, int]]) -> list[Respo
     with _open(shard) as handle:
         for number, offset in places:
             handle.seek(offset)
-            decoded = decode_line(handle.readline(), shard.name, number)
+            decoded = decode_jsonl_line(handle.readline(), shard.name, number)
             if decoded is None:
                 raise InputError("line changed since it was indexed", path=shard.name, line=number)
             responses.append(parse_response(decoded[0], shard.name, number))

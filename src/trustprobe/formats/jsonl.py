@@ -37,25 +37,36 @@ def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
         raise InputError(f"cannot read file: {exc.strerror}", path=name) from exc
     with handle:
         for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-                repaired = False
-            except UnicodeDecodeError:
-                text = raw.decode("utf-8", errors="replace")
-                repaired = True
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not valid JSON ({exc.msg} at column {exc.colno})", path=name, line=number
-                ) from exc
-            if not isinstance(data, dict):
-                raise InputError(
-                    f"expected a JSON object, got {type(data).__name__}", path=name, line=number
-                )
-            yield JsonLine(name, number, data, repaired)
+            decoded = decode_jsonl_line(raw, name, number)
+            if decoded is not None:
+                yield JsonLine(name, number, *decoded)
+
+
+def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:
+    """One JSONL line as an object and whether bytes were repaired; ``None`` for a blank line.
+
+    Raises:
+        InputError: the line is not valid JSON, or not a JSON object.
+    """
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+        repaired = False
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        repaired = True
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", path=name, line=number
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(data).__name__}", path=name, line=number
+        )
+    return data, repaired
 
 
 def validation_error_to_input_error(

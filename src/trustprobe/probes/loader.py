@@ -9,12 +9,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from trustprobe.detectors.matching import engine_rejection
 from trustprobe.errors import InputError
-from trustprobe.formats import read_jsonl, validation_error_to_input_error
+from trustprobe.formats import read_jsonl, read_yaml, validation_error_to_input_error
 from trustprobe.probes.models import Probe
 
 BUILTIN = "builtin"
@@ -23,20 +22,7 @@ BUILTIN = "builtin"
 
 def _yaml_items(path: Path) -> list[tuple[int | None, Any]]:
     """Parse a YAML list of probes, keeping each item's line number."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("file is not valid UTF-8", path=path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", exc)
-        raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
+    data, node = read_yaml(path)
     if data is None:
         return []
     if isinstance(data, dict) and "probes" in data:

@@ -1,0 +1,33 @@
+"""YAML reading that keeps the node tree, so errors can name the line of an item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from trustprobe.errors import InputError
+
+
+def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    """Return the parsed data and its node tree (for line numbers) of a UTF-8 YAML file.
+
+    Raises:
+        InputError: unreadable file, invalid UTF-8 or invalid YAML (with the line when known).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("file is not valid UTF-8", path=path) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
+    return data, node
