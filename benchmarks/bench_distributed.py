@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import os
 import resource
@@ -109,6 +110,8 @@ def child_dask(directory: Path, shards: int, workers: int, output: Path) -> dict
     # The cluster the CLI starts for ``--engine dask --workers N``.
     with dask_client(workers=workers) as client:
         client.wait_for_workers(workers)
+        # The baseline imported trustprobe before its clock started; so do the workers.
+        client.run(importlib.import_module, "trustprobe.distributed.job")
         rss_before = _peak_rss_mb()
         worker_cpu = client.run(time.process_time)
         started, cpu = time.perf_counter(), time.process_time()
