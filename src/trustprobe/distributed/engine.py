@@ -43,6 +43,7 @@ from trustprobe.distributed.job import (
 from trustprobe.distributed.plan import (
     BlockWork,
     Key,
+    Locate,
     block_work,
     resolve_duplicates,
     warnings_of,
@@ -124,7 +125,7 @@ def _check_results(results: Sequence[ShardIndex]) -> None:
             raise result.error.to_error()
 
 
-def _locate(client: Client, token: str) -> Any:
+def _locate(client: Client, token: str) -> Locate:
     def locate(wanted: Mapping[Shard, frozenset[Key]]) -> dict[Shard, dict[Key, list[int]]]:
         shards = list(wanted)
         futures = [

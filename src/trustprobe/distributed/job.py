@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from distributed import Worker, WorkerPlugin, get_worker
 
@@ -34,6 +33,7 @@ from trustprobe.observability import (
     scored_case_texts,
 )
 from trustprobe.probes import Probe, probe_set_hash
+from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
 
@@ -68,7 +68,7 @@ class ScorerPlugin(WorkerPlugin):
         self.scorer = Scorer(Detector.from_packs(self.job.rule_packs), self.job.scoring)
         self.probes = {p.id: p for p in self.job.probes}
 
-    def score(self, responses: Sequence[Any]) -> list[CaseScore]:
+    def score(self, responses: Sequence[Response]) -> list[CaseScore]:
         """Score responses in order."""
         if self.scorer is None:
             raise RuntimeError("the scorer plugin was not set up on this worker")
