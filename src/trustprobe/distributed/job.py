@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 
 from distributed import Worker, WorkerPlugin, get_worker
@@ -64,8 +65,13 @@ class ScorerPlugin(WorkerPlugin):
         self.probes: dict[str, Probe] = {}
 
     def setup(self, worker: Worker) -> None:
-        """Compile the rule packs on this worker."""
+        """Compile the rule packs, joined with the probes' signals, on this worker."""
         self.scorer = Scorer(Detector.from_packs(self.job.rule_packs), self.job.scoring)
+        # A worker scores many blocks, so one RE2 pass per response pays off at once. The joined
+        # set can exceed RE2's memory budget where the separate sets do not; as in
+        # ``Scorer.score_all``, scoring is then the same, only slower.
+        with suppress(InputError):
+            self.scorer.prepare(self.job.probes)
         self.probes = {p.id: p for p in self.job.probes}
 
     def score(self, responses: Sequence[Response]) -> list[CaseScore]:
