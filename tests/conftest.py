@@ -1,8 +1,67 @@
-"""Suite-wide settings."""
+"""Suite-wide settings and shared fixtures: the built-in detector and the XSTest development set.
 
+The development set lives outside the repository (``../shared/data``). Without it the tests that
+need it skip with a reason; under ``CI=true`` they fail instead, so CI cannot pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:  # imported on use, so tests that need no detector do not pay for it
+    from trustprobe.detectors import Detector
+    from trustprobe.detectors.evaluate import LabelledResponse
 
 # Timing deadlines make property tests flaky on a shared 2-core CI machine; correctness, not
 # speed, is what they check (speed is measured in benchmarks/).
 settings.register_profile("trustprobe", deadline=None)
 settings.load_profile("trustprobe")
+
+XSTEST_CSV = (
+    Path(__file__).resolve().parents[1]
+    / ".."
+    / "shared"
+    / "data"
+    / "xstest-dev"
+    / "xstest_v2_completions_llama2new.csv"
+)
+"""The XSTest development set: 450 human-labelled completions of one model."""
+
+CATEGORIES = (
+    "prompt_injection",
+    "indirect_injection",
+    "secret_exfiltration",
+    "harmful_content",
+    "excessive_agency",
+    "scope_honesty",
+    "privacy_pii",
+    "deception_sycophancy",
+    "over_refusal",
+)
+"""The nine threat families the built-in catalog must cover, in the project's order."""
+
+
+@pytest.fixture(scope="session")
+def builtin_detector() -> Detector:
+    """The built-in rule packs, compiled once per session."""
+    from trustprobe.detectors import Detector
+
+    return Detector.builtin()
+
+
+@pytest.fixture(scope="session")
+def xstest_rows() -> list[LabelledResponse]:
+    """The XSTest development set, or a skip (a failure under ``CI=true``) when it is absent."""
+    if not XSTEST_CSV.is_file():
+        reason = f"XSTest development set not found at {XSTEST_CSV}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true: this test may not skip)")
+        pytest.skip(reason)
+    from trustprobe.detectors.evaluate import read_labelled_csv
+
+    return read_labelled_csv(XSTEST_CSV)

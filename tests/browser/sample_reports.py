@@ -11,21 +11,14 @@ import csv
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
-from pathlib import Path
+
+from tests.conftest import XSTEST_CSV
 
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report
 from trustprobe.responses import Response
 
-XSTEST = (
-    Path(__file__).resolve().parents[2]
-    / ".."
-    / "shared"
-    / "data"
-    / "xstest-dev"
-    / "xstest_v2_completions_llama2new.csv"
-)
 CREATED = datetime(2025, 1, 15, 12, 0, tzinfo=UTC)
 CANARY = "__pwned"
 """Global the hostile responses try to set; it must stay undefined."""
@@ -59,7 +52,7 @@ def builtin_detector() -> Detector:
 @cache
 def xstest_rows() -> tuple[dict[str, str], ...]:
     """The 450 rows of the XSTest development set."""
-    with XSTEST.open(encoding="utf-8", newline="") as handle:
+    with XSTEST_CSV.open(encoding="utf-8", newline="") as handle:
         return tuple(csv.DictReader(handle))
 
 
@@ -131,6 +124,6 @@ def sample_report(
         [*responses, *extra_responses],
         detector=builtin_detector(),
         created_at=CREATED,
-        sources={"probes": [str(XSTEST)], "responses": ["(built in tests)"]},
+        sources={"probes": [str(XSTEST_CSV)], "responses": ["(built in tests)"]},
         min_cases=5 if geometry else 10**9,
     )

@@ -74,6 +74,13 @@ def test_report_page_in_chromium(
     assert shown("resilience_index") == f"{indices['resilience_index']:.3f}"
     assert shown("exposure_index") == f"{indices['exposure_index']:.3f}"
     assert shown("high_stakes_failure_rate") == f"{overall['high_stakes_failure_rate'] * 100:.1f}%"
+    for name in ("resilience_index", "exposure_index"):
+        ci = indices[f"{name}_ci"]
+        assert shown(f"{name}_ci") == f"95% CI {ci['lower']:.3f}–{ci['upper']:.3f}"
+    ci = overall["high_stakes_failure_rate_ci"]
+    assert shown("high_stakes_failure_rate_ci") == (
+        f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
+    )
     assert shown("cases") == f"{metrics['counts']['cases']:,}"
     assert shown("failed") == f"{metrics['counts']['failed']:,}"
     assert shown("flaky") == f"{metrics['flakiness']['overall']['flaky']:,}"
@@ -167,7 +174,8 @@ def test_sampled_scatter_and_budgeted_texts(
         page.click("#page-next")
     row = page.locator("#case-rows details").last
     row.locator("summary").click()
-    assert "not embedded in this file" in str(row.text_content())
+    # The body is filled on the "toggle" event, a task queued after the click: wait for it.
+    expect(row).to_contain_text("not embedded in this file")
     _assert_inert(visit)
 
 

@@ -70,9 +70,9 @@ def test_arbitrary_unicode_is_safe(text: str) -> None:
     assert PatternSet(PATTERNS).search(text) == [1]
 
 
-def test_detector_handles_a_huge_response(detector: Detector) -> None:
+def test_detector_handles_a_huge_response(builtin_detector: Detector) -> None:
     text = "I cannot provide that. " + "Here is some filler text. " * 200_000 + "sk-" + "a" * 40
-    analysis = detector.analyze(text, "secret_exfiltration")
+    analysis = builtin_detector.analyze(text, "secret_exfiltration")
     assert [r.id for r in analysis.unsafe] == ["unsafe.secret.openai_style_key"]
     assert analysis.refusal.refused
 

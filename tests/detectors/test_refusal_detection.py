@@ -57,11 +57,13 @@ def test_development_set_accuracy(
 
 
 def test_detector_facade_agrees_with_standalone_detector(
-    detector: Detector, refusal_detector: RefusalDetector, xstest_rows: list[LabelledResponse]
+    builtin_detector: Detector,
+    refusal_detector: RefusalDetector,
+    xstest_rows: list[LabelledResponse],
 ) -> None:
     # The facade reuses its single pass for the cues; the reading must not change.
     for row in xstest_rows:
-        assert detector.analyze(row.completion, "over_refusal").refusal == (
+        assert builtin_detector.analyze(row.completion, "over_refusal").refusal == (
             refusal_detector.detect(row.completion)
         ), row.id
 

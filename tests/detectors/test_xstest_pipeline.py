@@ -14,7 +14,7 @@ HUMAN_REFUSALS = {"2_full_refusal", "3_partial_refusal"}
 
 
 def test_pipeline_verdicts_agree_with_human_labels(
-    xstest_rows: list[LabelledResponse], detector: Detector
+    xstest_rows: list[LabelledResponse], builtin_detector: Detector
 ) -> None:
     probes, responses, correct = [], [], {}
     for row in xstest_rows:
@@ -34,7 +34,7 @@ def test_pipeline_verdicts_agree_with_human_labels(
         refused = row.label in HUMAN_REFUSALS
         correct[row.id] = refused if unsafe else not refused  # what "passed" should be
 
-    report = build_report(probes, responses, detector=detector, min_cases=10_000)
+    report = build_report(probes, responses, detector=builtin_detector, min_cases=10_000)
     agree = sum(case.passed is correct[case.probe_id] for case in report.cases)
     accuracy = agree / len(report.cases)
     assert len(report.cases) == 450

@@ -87,6 +87,40 @@ def test_merged_partials_equal_the_whole_run(
     merged = finalize_metrics(merge_metrics(reversed(partials), worst_n=worst_n))
     whole = aggregate_metrics(cases, worst_n=worst_n)
     assert merged.model_dump_json() == whole.model_dump_json()  # to the last bit
+    # The headline intervals are in the compared JSON (not left to a renderer to compute).
+    assert {"exposure_index_ci", "resilience_index_ci"} <= set(whole.indices.model_dump())
+    assert "high_stakes_failure_rate_ci" in whole.overall.model_dump()
+
+
+def _headline_intervals(cases: list[CaseScore], cuts: list[int]) -> list[Any]:
+    parts = _split(cases, cuts)
+    offsets = np.cumsum([0, *map(len, parts)])
+    partials = [
+        metrics_partial(part, first_index=int(offset))
+        for part, offset in zip(parts, offsets, strict=False)
+    ]
+    metrics = finalize_metrics(merge_metrics(reversed(partials)))
+    i, o = metrics.indices, metrics.overall
+    return [i.exposure_index_ci, i.resilience_index_ci, o.high_stakes_failure_rate_ci]
+
+
+def test_headline_intervals_are_the_same_for_every_split() -> None:
+    # 24 scored cases, weighted risks with no exact binary form, failures on every tier.
+    cases = [
+        build_case(
+            f"p{i}",
+            severity=SEVERITIES[i % 4],
+            passed=i % 3 != 0,
+            risk=RISKS[i % len(RISKS)] if i % 3 else 0.7 + 0.01 * i,
+        )
+        for i in range(24)
+    ]
+    whole = _headline_intervals(cases, [])
+    assert all(ci is not None for ci in whole)
+    for first in range(25):
+        for second in range(first, 25, 5):
+            assert _headline_intervals(cases, [first, second]) == whole, (first, second)
+    assert _headline_intervals(cases, list(range(24))) == whole  # one case per partition
 
 
 def test_partials_sharing_a_case_refuse_to_merge() -> None:

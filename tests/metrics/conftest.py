@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -14,24 +13,8 @@ from trustprobe.scoring.models import CaseScore
 WEIGHTS = {"low": 0.5, "medium": 0.75, "high": 1.0, "critical": 1.25}
 
 
-class CaseFactory(Protocol):
-    def __call__(
-        self,
-        probe_id: str,
-        *,
-        sample: int = 0,
-        category: str = "injection",
-        severity: str = "high",
-        expected: str = "refuse",
-        passed: bool = True,
-        risk: float = 0.0,
-        safe_hits: int = 0,
-        unsafe_hits: int = 0,
-        boundary: bool | None = True,
-        modes: Sequence[str] = (),
-        error: str | None = None,
-        explanation: str = "",
-    ) -> CaseScore: ...
+CaseFactory = Callable[..., CaseScore]
+"""What the ``make_case`` fixture returns: :func:`build_case`."""
 
 
 def build_case(

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import pytest
+from tests.metrics.conftest import CaseFactory
 
 from trustprobe.metrics import RunMetrics, aggregate_metrics
-from trustprobe.scoring.models import CaseScore
-
-CaseFactory = Callable[..., CaseScore]
 
 
 def _assert_no_nan(metrics: RunMetrics) -> None:
@@ -27,8 +24,9 @@ def _rate_fields(metrics: RunMetrics) -> list[object]:
         o.pass_rate, o.pass_rate_ci, o.fail_rate, o.risk_mean, o.risk_median, o.risk_std,
         o.risk_p90, o.risk_max, o.weighted_risk_mean, o.weighted_risk_median,
         o.weighted_risk_p90, o.severity_weighted_pass_rate, o.high_stakes_failure_rate,
-        o.boundary_language_rate, o.safe_unsafe_signal_ratio, i.resilience_index,
-        i.exposure_index, i.fragility_spread,
+        o.high_stakes_failure_rate_ci, o.boundary_language_rate, o.safe_unsafe_signal_ratio,
+        i.resilience_index, i.resilience_index_ci, i.exposure_index, i.exposure_index_ci,
+        i.fragility_spread,
     ]  # fmt: skip
 
 
@@ -82,16 +80,25 @@ def test_single_case_statistics(make_case: CaseFactory) -> None:
     )  # fmt: skip
     assert o.weighted_risk_mean == pytest.approx(0.9)  # high weight 1.0
     assert metrics.indices.resilience_index == pytest.approx(0.1)  # 1 − 0.9
+    # One value has no spread: the index intervals are null, and a note says why.
+    assert metrics.indices.exposure_index_ci is None
+    assert metrics.indices.resilience_index_ci is None
+    assert "one scored case: the exposure and resilience intervals are null" in metrics.notes[0]
+    # One failure, on a high probe: 1 of 1 high-stakes, Wilson [1 / (1 + z²), 1] = [0.2065, 1].
+    ci = o.high_stakes_failure_rate_ci
+    assert o.high_stakes_failure_rate == 1.0 and ci is not None
+    assert (ci.lower, ci.upper) == (pytest.approx(0.2065, abs=1e-4), 1.0)
 
 
 def test_null_notes_for_no_failures_and_no_unsafe_hits(make_case: CaseFactory) -> None:
     metrics = aggregate_metrics([make_case("a", risk=0.1), make_case("b", risk=0.2)])
     assert metrics.overall.high_stakes_failure_rate is None  # no failures: share of nothing
+    assert metrics.overall.high_stakes_failure_rate_ci is None
     assert metrics.overall.safe_unsafe_signal_ratio is None  # 0 unsafe hits
     assert metrics.overall.unsafe_signal_total == 0
     assert metrics.overall.safe_signal_total == 0  # totals still reported
     assert metrics.notes == [
-        "no failures: high_stakes_failure_rate is null",
+        "no failures: high_stakes_failure_rate and its interval are null",
         "no unsafe-pattern hits: safe_unsafe_signal_ratio is null (totals still reported)",
         "no probe has 2 or more scored samples: flakiness is null",
     ]

@@ -1,12 +1,14 @@
-"""Wilson score intervals against published reference values."""
+"""Wilson intervals against published values; Student-t intervals of a mean against scipy."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 
-from trustprobe.metrics import ConfidenceInterval, wilson_interval
+from trustprobe.metrics import ConfidenceInterval, Distribution, mean_interval, wilson_interval
+from trustprobe.metrics.intervals import complement_interval
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion: comparison of
 # seven methods", Statistics in Medicine 17:857-872, Table I, method 3 (Wilson score, no
@@ -77,3 +79,59 @@ def test_interval_is_within_unit_range_and_contains_the_rate(kn: tuple[int, int]
     ci = wilson_interval(k, n)
     assert isinstance(ci, ConfidenceInterval)
     assert 0.0 <= ci.lower <= k / n <= ci.upper <= 1.0
+
+
+def _scipy_t_interval(values: list[float]) -> tuple[float, float]:
+    """The reference: scipy's t interval around numpy's mean with the sample standard error."""
+    low, high = stats.t.interval(
+        0.95, len(values) - 1, loc=sum(values) / len(values), scale=stats.sem(values)
+    )
+    return max(float(low), 0.0), min(float(high), 1.0)
+
+
+def test_mean_interval_by_hand() -> None:
+    # 10 × 0.1 and 10 × 0.3: mean 0.2, s = √(20 × 0.01 / 19) = 0.1025978,
+    # t(0.975, 19) = 2.0930241, half width 2.0930241 × 0.1025978 / √20 = 0.0480173.
+    values = [0.1] * 10 + [0.3] * 10
+    ci = mean_interval(Distribution.of(values))
+    assert ci is not None and ci.confidence == 0.95
+    assert (ci.lower, ci.upper) == pytest.approx((0.2 - 0.0480173, 0.2 + 0.0480173), abs=1e-7)
+    assert (ci.lower, ci.upper) == pytest.approx(_scipy_t_interval(values), rel=1e-12)
+
+
+def test_mean_interval_needs_two_values() -> None:
+    assert mean_interval(Distribution.of([])) is None
+    assert mean_interval(Distribution.of([0.4])) is None  # one value: no spread to estimate
+    equal = mean_interval(Distribution.of([0.4, 0.4, 0.4]))  # no spread at all: a point
+    assert equal is not None and (equal.lower, equal.upper) == (0.4, 0.4)
+
+
+def test_mean_interval_is_clipped_and_records_its_level() -> None:
+    # 0 and 1: mean .5, s/√2 = .5, t(.975, 1) = 12.706 → far outside [0, 1] before clipping.
+    assert mean_interval(Distribution.of([0.0, 1.0])) == ConfidenceInterval(
+        lower=0.0, upper=1.0, confidence=0.95
+    )
+    values = Distribution.of([0.1, 0.2, 0.3, 0.5])
+    ninety, ninety_five = mean_interval(values, confidence=0.9), mean_interval(values)
+    assert ninety is not None and ninety_five is not None and ninety.confidence == 0.9
+    assert ninety_five.lower < ninety.lower < ninety.upper < ninety_five.upper
+    with pytest.raises(ValueError, match="confidence"):
+        mean_interval(values, confidence=1.0)
+
+
+def test_complement_mirrors_an_interval() -> None:
+    ci = ConfidenceInterval(lower=0.25, upper=0.5, confidence=0.9)
+    assert complement_interval(ci) == ConfidenceInterval(lower=0.5, upper=0.75, confidence=0.9)
+    assert complement_interval(None) is None
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=60))
+def test_mean_interval_agrees_with_scipy(values: list[float]) -> None:
+    ci = mean_interval(Distribution.of(values))
+    assert ci is not None
+    mean = sum(values) / len(values)
+    assert 0.0 <= ci.lower <= ci.upper <= 1.0
+    assert ci.lower - 1e-12 <= mean <= ci.upper + 1e-12  # numpy-order sum: within rounding
+    if stats.sem(values) > 1e-9:  # scipy's own rounding dominates for a near-constant sample
+        expected = _scipy_t_interval(values)
+        assert (ci.lower, ci.upper) == pytest.approx(expected, rel=1e-9, abs=1e-12)

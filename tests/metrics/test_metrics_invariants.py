@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.metrics.conftest import CaseFactory
 
 from trustprobe.metrics import ConfidenceInterval, RunMetrics, aggregate_metrics
-from trustprobe.scoring.models import CaseScore
 
-CaseFactory = Callable[..., CaseScore]
 Spec = dict[str, Any]
 
 CATEGORIES = ("injection", "privacy", "harmful", "over_refusal")
@@ -73,7 +71,12 @@ def _intervals(metrics: RunMetrics) -> list[tuple[float | None, ConfidenceInterv
     rows = [*metrics.by_category.values(), *metrics.by_severity.values()]
     rows += list(metrics.by_expected.values())
     pairs = [(r.pass_rate, r.pass_rate_ci) for r in rows]
-    return [(metrics.overall.pass_rate, metrics.overall.pass_rate_ci), *pairs]
+    o = metrics.overall
+    return [
+        (o.pass_rate, o.pass_rate_ci),
+        (o.high_stakes_failure_rate, o.high_stakes_failure_rate_ci),
+        *pairs,
+    ]
 
 
 @settings(max_examples=60)
@@ -98,6 +101,22 @@ def test_rates_bounds_counts_and_indices(make_case: CaseFactory, specs: list[Spe
     else:
         assert indices.resilience_index is not None
         assert math.isclose(indices.resilience_index + indices.exposure_index, 1.0, abs_tol=1e-12)
+    _check_index_intervals(metrics)
+
+
+def _check_index_intervals(metrics: RunMetrics) -> None:
+    """Exposure interval from 2 scored cases on, containing the index; resilience its mirror."""
+    indices = metrics.indices
+    exposure, resilience = indices.exposure_index_ci, indices.resilience_index_ci
+    assert (exposure is None) == (metrics.counts.scored_cases < 2)
+    assert (resilience is None) == (exposure is None)
+    if exposure is None or resilience is None:
+        return
+    assert indices.exposure_index is not None and indices.resilience_index is not None
+    assert 0.0 <= exposure.lower <= indices.exposure_index <= exposure.upper <= 1.0
+    assert 0.0 <= resilience.lower <= indices.resilience_index <= resilience.upper <= 1.0
+    assert (resilience.lower, resilience.upper) == (1.0 - exposure.upper, 1.0 - exposure.lower)
+    assert exposure.confidence == resilience.confidence == 0.95
 
 
 @settings(max_examples=40)

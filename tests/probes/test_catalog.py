@@ -6,20 +6,11 @@ from collections import Counter
 
 import pytest
 import re2
+from tests.conftest import CATEGORIES
 
 from trustprobe.probes import Expected, Probe, Severity, builtin_probes
 
-REQUIRED_CATEGORIES = {
-    "prompt_injection",
-    "indirect_injection",
-    "secret_exfiltration",
-    "harmful_content",
-    "excessive_agency",
-    "scope_honesty",
-    "privacy_pii",
-    "deception_sycophancy",
-    "over_refusal",
-}
+REQUIRED_CATEGORIES = set(CATEGORIES)
 
 CATALOG = builtin_probes()
 

@@ -18,7 +18,6 @@ from tests.browser.sample_reports import HOSTILE_RESPONSES, sample_report
 from trustprobe.reports import Report
 from trustprobe.reports.html import (
     HtmlLimits,
-    mean_interval,
     render_report_html,
     script_json,
     write_report_html,
@@ -205,15 +204,6 @@ def test_small_run_without_geometry_renders(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["small.html"]  # no temporary file left
 
 
-def test_mean_interval_by_hand() -> None:
-    # 10 x 0.1 and 10 x 0.3: mean 0.2, sample sd sqrt(20 * 0.01 / 19) = 0.1025978,
-    # t(0.975, 19) = 2.0930241, half width 2.0930241 * 0.1025978 / sqrt(20) = 0.0480173.
-    interval = mean_interval([0.1] * 10 + [0.3] * 10)
-    assert interval == pytest.approx((0.2 - 0.0480173, 0.2 + 0.0480173), abs=1e-6)
-    assert mean_interval([0.4]) is None  # one value: no spread to estimate
-    assert mean_interval([0.0, 1.0]) == (0.0, 1.0)  # clipped to [0, 1]
-
-
 def test_headline_figures_match_the_metrics(report: Report, html: str) -> None:
     overall = report.aggregate_metrics.overall
     assert overall.pass_rate is not None and overall.pass_rate_ci is not None
@@ -223,3 +213,29 @@ def test_headline_figures_match_the_metrics(report: Report, html: str) -> None:
     indices = report.aggregate_metrics.indices
     assert f'data-metric="resilience_index">{indices.resilience_index:.3f}<' in html
     assert f'data-metric="exposure_index">{indices.exposure_index:.3f}<' in html
+    # The index and high-stakes intervals are read from the metrics, not recomputed.
+    exposure, resilience = indices.exposure_index_ci, indices.resilience_index_ci
+    high_stakes = overall.high_stakes_failure_rate_ci
+    assert exposure is not None and resilience is not None and high_stakes is not None
+    for metric, text in [
+        ("exposure_index_ci", f"95% CI {exposure.lower:.3f}–{exposure.upper:.3f}"),
+        ("resilience_index_ci", f"95% CI {resilience.lower:.3f}–{resilience.upper:.3f}"),
+        (
+            "high_stakes_failure_rate_ci",
+            f"95% CI {high_stakes.lower * 100:.1f}–{high_stakes.upper * 100:.1f}%",
+        ),
+    ]:
+        assert f'data-metric="{metric}">{text}<' in html
+    by_severity = report.aggregate_metrics.by_severity
+    severe = by_severity["high"].failed + by_severity["critical"].failed
+    failed = report.aggregate_metrics.counts.failed
+    assert f"{severe:,} of {failed:,} failures on high or critical probes" in html
+
+
+def test_undefined_intervals_are_left_blank() -> None:
+    report = sample_report(rows=1, hostile=False)
+    metrics = report.aggregate_metrics
+    assert metrics.counts.scored_cases == 1 and metrics.indices.exposure_index_ci is None
+    html = render_report_html(report)
+    for metric in ("exposure_index_ci", "resilience_index_ci"):
+        assert f'data-metric="{metric}"></div>' in html

@@ -7,8 +7,8 @@ and safe signals, and each ``refusal_required`` setting. The scorer has been opt
 (shared RE2 pass, reused verdicts, cases built from a template); these tests hold it to the
 same output, field by field, on each of its paths.
 
-To regenerate after a deliberate change of the rules: ``.venv/bin/python
-tests/scoring/test_golden_cases.py`` (and say why in the change).
+To regenerate after a deliberate change of the rules, from the repository root:
+``.venv/bin/python -m tests.scoring.test_golden_cases`` (and say why in the change).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import CATEGORIES, XSTEST_CSV
 
 from trustprobe.detectors import Detector
 from trustprobe.detectors.evaluate import LabelledResponse
@@ -27,17 +28,6 @@ from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig, score_case
 
 GOLDEN = Path(__file__).with_name("golden_xstest_cases.jsonl")
-CATEGORIES = (
-    "prompt_injection",
-    "indirect_injection",
-    "secret_exfiltration",
-    "harmful_content",
-    "excessive_agency",
-    "scope_honesty",
-    "privacy_pii",
-    "deception_sycophancy",
-    "over_refusal",
-)
 SEVERITIES = ("low", "medium", "high", "critical")
 SIGNALS: tuple[dict[str, list[str]], ...] = (
     {},
@@ -168,10 +158,7 @@ def write_golden() -> None:
     """Rewrite the golden file with the scorer as it is now."""
     from trustprobe.detectors.evaluate import read_labelled_csv
 
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "xstest-dev"
-    probes, responses = golden_inputs(
-        read_labelled_csv(data / "xstest_v2_completions_llama2new.csv")
-    )
+    probes, responses = golden_inputs(read_labelled_csv(XSTEST_CSV))
     cases = Scorer(Detector.builtin()).score_all(probes, responses)
     lines = [json.dumps(verdict(c), ensure_ascii=False) for c in cases]
     GOLDEN.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -3,26 +3,47 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from trustprobe.trust import Dimension, EvalEvidence, JuryEvidence, OperationalEvidence
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+
+E = TypeVar("E", EvalEvidence, JuryEvidence, OperationalEvidence)
 
 
 def at(age_days: float) -> datetime:
     return NOW - timedelta(days=age_days)
 
 
-def eval_score(
-    dimension: Dimension, score: float, *, age: float = 0.0, agent: str = "agent-a", id: str = ""
-) -> EvalEvidence:
-    return EvalEvidence(
-        id=id or f"{agent}-{dimension.value}-{score}-{age}",
+def evidence(
+    kind: type[E],
+    dimension: Dimension,
+    label: str,
+    *,
+    age: float,
+    agent: str,
+    id: str,
+    **fields: Any,
+) -> E:
+    """One item of ``kind`` observed ``age`` days before ``NOW``.
+
+    Without an ``id``, one is built from the agent, the dimension and ``label``.
+    """
+    return kind(
+        id=id or f"{agent}-{dimension.value}-{label}",
         agent_id=agent,
         dimension=dimension,
         observed_at=at(age),
-        score=score,
+        **fields,
+    )
+
+
+def eval_score(
+    dimension: Dimension, score: float, *, age: float = 0.0, agent: str = "agent-a", id: str = ""
+) -> EvalEvidence:
+    return evidence(
+        EvalEvidence, dimension, f"{score}-{age}", age=age, agent=agent, id=id, score=score
     )
 
 
@@ -35,13 +56,9 @@ def eval_counts(
     agent: str = "agent-a",
     id: str = "",
 ) -> EvalEvidence:
-    return EvalEvidence(
-        id=id or f"{agent}-{dimension.value}-{passed}of{total}-{age}",
-        agent_id=agent,
-        dimension=dimension,
-        observed_at=at(age),
-        passed=passed,
-        total=total,
+    label = f"{passed}of{total}-{age}"
+    return evidence(
+        EvalEvidence, dimension, label, age=age, agent=agent, id=id, passed=passed, total=total
     )
 
 
@@ -53,13 +70,8 @@ def jury(
     agent: str = "agent-a",
     id: str = "",
 ) -> JuryEvidence:
-    return JuryEvidence(
-        id=id or f"{agent}-{dimension.value}-jury-{age}-{len(scores)}",
-        agent_id=agent,
-        dimension=dimension,
-        observed_at=at(age),
-        scores=scores,
-    )
+    label = f"jury-{age}-{len(scores)}"
+    return evidence(JuryEvidence, dimension, label, age=age, agent=agent, id=id, scores=scores)
 
 
 def operational(
@@ -72,11 +84,14 @@ def operational(
     id: str = "",
     **fields: Any,
 ) -> OperationalEvidence:
-    return OperationalEvidence(
-        id=id or f"{agent}-{dimension.value}-{metric}-{value}-{age}",
-        agent_id=agent,
-        dimension=dimension,
-        observed_at=at(age),
+    label = f"{metric}-{value}-{age}"
+    return evidence(
+        OperationalEvidence,
+        dimension,
+        label,
+        age=age,
+        agent=agent,
+        id=id,
         metric=metric,
         value=value,
         **fields,

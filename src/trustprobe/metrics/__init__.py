@@ -1,4 +1,4 @@
-"""Run metrics: every run-level metric of the seed, Wilson intervals and flakiness.
+"""Run metrics: every run-level metric of the seed, their intervals and flakiness.
 
 ``aggregate_metrics(cases)`` is ``finalize_metrics(metrics_partial(cases))``; partials of
 partitions merge exactly with ``merge_metrics``, so both engines share one code path.
@@ -6,7 +6,7 @@ partitions merge exactly with ``merge_metrics``, so both engines share one code 
 
 from trustprobe.metrics.aggregate import aggregate_metrics, finalize_metrics
 from trustprobe.metrics.distribution import Distribution
-from trustprobe.metrics.intervals import wilson_interval
+from trustprobe.metrics.intervals import mean_interval, wilson_interval
 from trustprobe.metrics.models import (
     CategoryMetrics,
     CategoryRank,
@@ -39,6 +39,7 @@ __all__ = [
     "WorstCase",
     "aggregate_metrics",
     "finalize_metrics",
+    "mean_interval",
     "merge_metrics",
     "metrics_partial",
     "wilson_interval",

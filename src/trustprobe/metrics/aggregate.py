@@ -12,7 +12,7 @@ from typing import Final
 
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.flakiness import ProbeVerdicts, classify_flakiness
-from trustprobe.metrics.intervals import wilson_interval
+from trustprobe.metrics.intervals import complement_interval, mean_interval, wilson_interval
 from trustprobe.metrics.models import (
     CategoryMetrics,
     CategoryRank,
@@ -77,6 +77,7 @@ def _category_row(group: GroupPartial) -> CategoryMetrics:
 
 def _overall(group: GroupPartial, cases: int) -> OverallMetrics:
     failed = group.n - group.passed
+    high_stakes = group.critical_failures + group.high_failures
     return OverallMetrics(
         pass_rate=_ratio(group.passed, group.n),
         pass_rate_ci=wilson_interval(group.passed, group.n),
@@ -91,13 +92,27 @@ def _overall(group: GroupPartial, cases: int) -> OverallMetrics:
         weighted_risk_p90=group.weighted.quantile(_P90),
         # Exact sums: the weighted rate does not depend on case order or partitioning.
         severity_weighted_pass_rate=_exact_ratio(group.weight_passed, group.weight_total),
-        high_stakes_failure_rate=_ratio(group.critical_failures + group.high_failures, failed),
+        high_stakes_failure_rate=_ratio(high_stakes, failed),
+        high_stakes_failure_rate_ci=wilson_interval(high_stakes, failed),
         boundary_language_rate=_ratio(group.boundary_hits, group.boundary_readings),
         safe_signal_total=group.safe_hits,
         unsafe_signal_total=group.unsafe_hits,
         # No unsafe hit at all: the ratio would divide by zero, so it is null by the seed's rule.
         safe_unsafe_signal_ratio=_ratio(group.safe_hits, group.unsafe_hits),
         harness_error_rate=_ratio(group.harness_errors, cases),
+    )
+
+
+def _indices(group: GroupPartial, overall: OverallMetrics) -> CompositeIndices:
+    mean_weighted = overall.weighted_risk_mean
+    # From the merged value table alone, like the mean, so any partitioning gives these bits.
+    exposure_ci = mean_interval(group.weighted)
+    return CompositeIndices(
+        resilience_index=_clip01(None if mean_weighted is None else 1.0 - mean_weighted),
+        resilience_index_ci=complement_interval(exposure_ci),
+        exposure_index=_clip01(mean_weighted),
+        exposure_index_ci=exposure_ci,
+        fragility_spread=overall.risk_std,
     )
 
 
@@ -111,8 +126,13 @@ def _notes(counts: RunCounts, overall: OverallMetrics, flaky_none: bool) -> list
             " rate, risk statistic and index is null"
         )
     else:
+        if counts.scored_cases == 1:
+            notes.append(
+                "one scored case: the exposure and resilience intervals are null (no spread to"
+                " estimate them from)"
+            )
         if counts.failed == 0:
-            notes.append("no failures: high_stakes_failure_rate is null")
+            notes.append("no failures: high_stakes_failure_rate and its interval are null")
         if overall.boundary_language_rate is None:
             notes.append("no boundary-language reading on any scored case: rate is null")
     if counts.scored_cases and overall.unsafe_signal_total == 0:
@@ -152,7 +172,6 @@ def finalize_metrics(
         categories=categories,
     )
     overall = _overall(overall_group, partial.cases)
-    mean_weighted = overall.weighted_risk_mean
 
     by_category = {
         name: _category_row(groups.get(("category", name), empty)) for name in categories
@@ -183,11 +202,7 @@ def finalize_metrics(
     return RunMetrics(
         counts=counts,
         overall=overall,
-        indices=CompositeIndices(
-            resilience_index=_clip01(None if mean_weighted is None else 1.0 - mean_weighted),
-            exposure_index=_clip01(mean_weighted),
-            fragility_spread=overall.risk_std,
-        ),
+        indices=_indices(overall_group, overall),
         by_category=by_category,
         by_severity=by_severity,
         by_expected=by_expected,

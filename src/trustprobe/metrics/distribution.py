@@ -63,9 +63,18 @@ class Distribution:
         n = self.n
         if not n:
             return None
-        mean = self.exact_sum() / n
-        variance = sum((c * (Fraction(v) - mean) ** 2 for v, c in self.counts.items()), Fraction(0))
-        return math.sqrt(float(variance / n))
+        return math.sqrt(float(self._squared_deviations() / n))
+
+    def standard_error(self) -> float | None:
+        """Standard error of the mean, ``s / √n`` with the sample (ddof 1) standard deviation.
+
+        ``s² / n`` is exact and rounded once; the square root of that float is the figure.
+        ``None`` below two values: one value has no spread to estimate it from.
+        """
+        n = self.n
+        if n < 2:
+            return None
+        return math.sqrt(float(self._squared_deviations() / ((n - 1) * n)))
 
     def quantile(self, q: Fraction) -> float | None:
         """Linear interpolation between closest ranks (numpy's default ``linear`` method).
@@ -94,6 +103,11 @@ class Distribution:
     def max(self) -> float | None:
         """The largest value; ``None`` for no values."""
         return max(self.counts) if self.counts else None
+
+    def _squared_deviations(self) -> Fraction:
+        """Exact sum of squared deviations from the exact mean (at least one value)."""
+        mean = self.exact_sum() / self.n
+        return sum((c * (Fraction(v) - mean) ** 2 for v, c in self.counts.items()), Fraction(0))
 
     def _value_at(self, rank: int) -> float:
         """The value at 0-based position ``rank`` of the sorted sample."""

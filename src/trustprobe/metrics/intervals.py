@@ -1,10 +1,21 @@
-"""Confidence intervals for pass rates, so a reader can tell 3/4 from 300/400."""
+"""Confidence intervals of the run metrics, so a reader can tell 3/4 from 300/400."""
 
 from __future__ import annotations
 
 from scipy.stats import binomtest
+from scipy.stats import t as student_t
 
+from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import ConfidenceInterval
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+
+
+def _clip01(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
 
 
 def wilson_interval(
@@ -19,15 +30,41 @@ def wilson_interval(
     """
     if n < 0 or not 0 <= successes <= n:
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    _check_confidence(confidence)
     if n == 0:
         return None
     # scipy's Wilson interval is the reference implementation; its bounds can land a rounding
     # error outside [0, 1] at k = 0 or k = n, which a rate interval must never do.
     ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return ConfidenceInterval(
-        lower=min(max(float(ci.low), 0.0), 1.0),
-        upper=min(max(float(ci.high), 0.0), 1.0),
-        confidence=confidence,
+        lower=_clip01(float(ci.low)), upper=_clip01(float(ci.high)), confidence=confidence
     )
+
+
+def mean_interval(values: Distribution, *, confidence: float = 0.95) -> ConfidenceInterval | None:
+    """Student-t interval of the mean of ``values`` (0–1 figures), clipped to [0, 1].
+
+    ``mean ± t(1 − α/2, n − 1) × s / √n``, with ``s`` the sample (ddof 1) standard deviation.
+    The mean and ``s² / n`` are exact and rounded once, so the interval depends only on the
+    value → count table: not on case order, nor on how the cases were partitioned.
+
+    Returns ``None`` below two values: one value has no spread to estimate the uncertainty from.
+
+    Raises:
+        ValueError: ``confidence`` outside ``(0, 1)``.
+    """
+    _check_confidence(confidence)
+    mean, error = values.mean(), values.standard_error()
+    if mean is None or error is None:
+        return None
+    half = float(student_t.ppf((1 + confidence) / 2, values.n - 1)) * error
+    return ConfidenceInterval(
+        lower=_clip01(mean - half), upper=_clip01(mean + half), confidence=confidence
+    )
+
+
+def complement_interval(ci: ConfidenceInterval | None) -> ConfidenceInterval | None:
+    """The interval of ``1 − x`` from the interval of ``x`` (bounds swap places)."""
+    if ci is None:
+        return None
+    return ConfidenceInterval(lower=1.0 - ci.upper, upper=1.0 - ci.lower, confidence=ci.confidence)

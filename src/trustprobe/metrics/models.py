@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ConfidenceInterval(BaseModel):
-    """A two-sided confidence interval for a proportion."""
+    """A two-sided confidence interval for a rate or a 0–1 index."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -84,6 +84,11 @@ class OverallMetrics(BaseModel):
     """``sum(severity_weight × passed) / sum(severity_weight)``: severe probes count more."""
     high_stakes_failure_rate: float | None
     """Share of failures on ``critical`` or ``high`` probes; ``None`` when nothing failed."""
+    high_stakes_failure_rate_ci: ConfidenceInterval | None = None
+    """95% Wilson score interval of ``high_stakes_failure_rate``; ``None`` when nothing failed.
+
+    The three headline intervals default to ``None`` so reports written before they existed
+    still load (``diff`` against an older run)."""
     boundary_language_rate: float | None
     """Share of scored cases where refusal or boundary language was detected."""
     safe_signal_total: int
@@ -103,8 +108,12 @@ class CompositeIndices(BaseModel):
 
     resilience_index: float | None
     """``1 - mean(weighted_risk)`` clipped to [0, 1]; higher is better."""
+    resilience_index_ci: ConfidenceInterval | None = None
+    """``exposure_index_ci`` mirrored: ``1 - upper`` to ``1 - lower``."""
     exposure_index: float | None
     """``mean(weighted_risk)`` clipped to [0, 1]; higher is worse."""
+    exposure_index_ci: ConfidenceInterval | None = None
+    """95% Student-t interval of ``mean(weighted_risk)`` in [0, 1]; ``None`` below 2 cases."""
     fragility_spread: float | None
     """Population standard deviation of ``risk_score``: how uneven the agent is."""
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,10 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
-from scipy.stats import t as student_t
 
 from trustprobe.formats import atomic_write_text
-from trustprobe.metrics import ConfidenceInterval, RunMetrics, wilson_interval
+from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.reports.models import Report
 from trustprobe.scoring.models import CaseScore
 
@@ -111,6 +109,20 @@ def _interval(ci: ConfidenceInterval | None, digits: int = 1) -> str:
     return f"{ci.confidence * 100:g}% CI {ci.lower * 100:.{digits}f}–{ci.upper * 100:.{digits}f}%"
 
 
+def _index_interval(ci: ConfidenceInterval | None, digits: int = 3) -> str:
+    """An interval of a 0–1 index, in the index's own units (not percent)."""
+    if ci is None:
+        return ""
+    return f"{ci.confidence * 100:g}% CI {ci.lower:.{digits}f}–{ci.upper:.{digits}f}"
+
+
+def _tone(pass_rate: float | None) -> str:
+    """Colour class of a pass rate: good from 90%, warn from 70%, bad below."""
+    if pass_rate is None:
+        return "neutral"
+    return "good" if pass_rate >= 0.9 else ("warn" if pass_rate >= 0.7 else "bad")
+
+
 def _count(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
@@ -162,6 +174,8 @@ def _environment() -> Environment:
         points=_signed_points,
         fixed=_fixed,
         interval=_interval,
+        index_interval=_index_interval,
+        tone=_tone,
         count=_count,
         p_value=_p_value,
         when=_when,
@@ -193,54 +207,6 @@ def _page(template: str, *, script: str | None, **context: Any) -> str:
     return _scrub(html)
 
 
-# -- headline figures ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Headline:
-    """Intervals of the headline figures that the run metrics do not carry themselves."""
-
-    exposure_ci: str
-    resilience_ci: str
-    high_stakes_failures: int
-    high_stakes_ci: ConfidenceInterval | None
-    tone: str
-
-
-def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float] | None:
-    """Student-t interval of a mean, clipped to [0, 1]; ``None`` below two values."""
-    n = len(values)
-    if n < 2:
-        return None  # one value has no spread to estimate the uncertainty from
-    data = np.asarray(values, dtype=np.float64)
-    half = float(student_t.ppf((1 + confidence) / 2, n - 1) * data.std(ddof=1) / math.sqrt(n))
-    mean = float(data.mean())
-    return max(mean - half, 0.0), min(mean + half, 1.0)
-
-
-def _headline(metrics: RunMetrics, cases: Sequence[CaseScore]) -> Headline:
-    weighted = [
-        c.weighted_risk for c in cases if c.passed is not None and c.weighted_risk is not None
-    ]
-    exposure = mean_interval(weighted)
-    failed = metrics.counts.failed
-    severe = sum(
-        row.failed for name, row in metrics.by_severity.items() if name in ("high", "critical")
-    )
-    rate = metrics.overall.pass_rate
-    return Headline(
-        exposure_ci="" if exposure is None else f"95% CI {exposure[0]:.3f}–{exposure[1]:.3f}",
-        resilience_ci=""
-        if exposure is None
-        else f"95% CI {1 - exposure[1]:.3f}–{1 - exposure[0]:.3f}",
-        high_stakes_failures=severe,
-        high_stakes_ci=wilson_interval(severe, failed) if failed else None,
-        tone="neutral"
-        if rate is None
-        else ("good" if rate >= 0.9 else ("warn" if rate >= 0.7 else "bad")),
-    )
-
-
 # -- charts -------------------------------------------------------------------------------------
 
 
@@ -270,7 +236,7 @@ def _category_bars(metrics: RunMetrics) -> list[Bar]:
                 width=rate * 100,
                 low=ci.lower * 100 if ci else None,
                 high=ci.upper * 100 if ci else None,
-                tone="good" if rate >= 0.9 else ("warn" if rate >= 0.7 else "bad"),
+                tone=_tone(rate),
             )
         )
     return bars
@@ -547,7 +513,6 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
         script=_asset("report.js"),
         report=report,
         metrics=metrics,
-        headline=_headline(metrics, report.cases),
         palette=PALETTE,
         provenance=report.provenance,
         config_json=json.dumps(report.provenance.config, indent=2, sort_keys=True),

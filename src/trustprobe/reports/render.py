@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 from rich.table import Table
 
@@ -17,12 +19,22 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _rate(value: float | None, ci: ConfidenceInterval | None) -> str:
+def _with_ci(
+    value: float | None, ci: ConfidenceInterval | None, shown: Callable[[float], str]
+) -> str:
     if value is None:
         return "n/a"
     if ci is None:
-        return _pct(value)
-    return f"{_pct(value)} [{_pct(ci.lower)}–{_pct(ci.upper)}]"
+        return shown(value)
+    return f"{shown(value)} [{shown(ci.lower)}–{shown(ci.upper)}]"
+
+
+def _rate(value: float | None, ci: ConfidenceInterval | None) -> str:
+    return _with_ci(value, ci, _pct)
+
+
+def _index(value: float | None, ci: ConfidenceInterval | None) -> str:
+    return _with_ci(value, ci, _num)
 
 
 def _cell(text: str) -> str:
@@ -36,9 +48,12 @@ def _headline(report: Report) -> list[tuple[str, str]]:
         ("Cases scored", f"{c.scored_cases} of {c.cases} ({c.passed} passed, {c.failed} failed)"),
         ("Pass rate (95% CI)", _rate(o.pass_rate, o.pass_rate_ci)),
         ("Severity-weighted pass rate", _pct(o.severity_weighted_pass_rate)),
-        ("High-stakes failure rate", _pct(o.high_stakes_failure_rate)),
-        ("Resilience index", _num(i.resilience_index)),
-        ("Exposure index", _num(i.exposure_index)),
+        (
+            "High-stakes failure rate (95% CI)",
+            _rate(o.high_stakes_failure_rate, o.high_stakes_failure_rate_ci),
+        ),
+        ("Resilience index (95% CI)", _index(i.resilience_index, i.resilience_index_ci)),
+        ("Exposure index (95% CI)", _index(i.exposure_index, i.exposure_index_ci)),
         ("Boundary-language rate", _pct(o.boundary_language_rate)),
         ("Harness errors", f"{c.harness_errors} ({_pct(o.harness_error_rate)})"),
         ("Missing probes", str(c.missing_probes)),
