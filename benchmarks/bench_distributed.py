@@ -2,7 +2,9 @@
 
 Workload: ``--cases`` (default 2,000,000) synthetic responses to the 196 built-in probes in
 ``--shards`` (default 20) JSONL files, written by ``tests/distributed/shard_factory.py`` with
-seed 7: refusals, partial refusals, helpful answers, leaks, 3 % harness errors.
+seed 7: refusals, partial refusals, helpful answers, leaks, 3 % harness errors. With
+``--format parquet`` the same records go to Parquet files instead (row groups of
+``--row-group-size`` rows, default pyarrow's), read in process and on Dask alike.
 
 Every measurement runs in a fresh subprocess, so each peak RSS (``getrusage`` ``ru_maxrss``)
 belongs to that measurement alone:
@@ -16,7 +18,8 @@ belongs to that measurement alone:
 * ``dask`` on every shard (``--cases``): the peak RSS of each worker process, and of the
   client, against the small run's shows whether memory depends on the total.
 
-Run: ``.venv/bin/python -m benchmarks distributed [--cases N] [--shards S] [--small-shards K]``.
+Run: ``.venv/bin/python -m benchmarks distributed [--cases N] [--shards S] [--small-shards K]
+[--format jsonl|parquet]``.
 """
 
 from __future__ import annotations
@@ -52,14 +55,20 @@ def _digest(path: Path) -> str:
 
 
 def _shards(directory: Path, count: int) -> list[Path]:
-    return sorted(directory.glob("shard-*.jsonl"))[:count]
+    """The first ``count`` shards of ``directory``: its JSONL ones, or else its Parquet ones."""
+    found = sorted(directory.glob("shard-*.jsonl")) or sorted(directory.glob("shard-*.parquet"))
+    return found[:count]
 
 
-def child_generate(directory: Path, cases: int, shards: int) -> dict[str, Any]:
+def child_generate(
+    directory: Path, cases: int, shards: int, parquet: bool, row_group_size: int | None
+) -> dict[str, Any]:
     from tests.distributed.shard_factory import write_shards
 
     started = time.perf_counter()
-    write_shards(directory, cases=cases, shards=shards)
+    write_shards(
+        directory, cases=cases, shards=shards, parquet=parquet, row_group_size=row_group_size
+    )
     return {"seconds": time.perf_counter() - started}
 
 
@@ -175,6 +184,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2, help="alternating small-input rounds")
     parser.add_argument("--data", type=Path, default=None, help="reuse/keep shards here")
+    parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl")
+    parser.add_argument("--row-group-size", type=int, default=0, help="Parquet; 0: pyarrow's")
     options, _ = parser.parse_known_args()
     load = os.getloadavg()[0]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.1f}")
@@ -183,13 +194,18 @@ def main() -> None:
     small, workers = options.small_shards, str(options.workers)
     try:
         if not _shards(data, options.shards):
-            made = _child("generate", str(data), str(options.cases), str(options.shards))
+            made = _child(
+                "generate", str(data), str(options.cases), str(options.shards), options.format,
+                str(options.row_group_size),
+            )  # fmt: skip
             print(
                 f"generated {options.cases:,} cases in {options.shards} shards "
                 f"in {made['seconds']:.0f} s (not timed below)"
             )
-        size_mb = sum(p.stat().st_size for p in _shards(data, options.shards)) / 2**20
-        print(f"input: {size_mb:,.0f} MiB of JSONL")
+        inputs = _shards(data, options.shards)
+        size_mb = sum(p.stat().st_size for p in inputs) / 2**20
+        kind = "Parquet" if inputs[0].suffix == ".parquet" else "JSONL"
+        print(f"input: {size_mb:,.0f} MiB of {kind}")
         bases, smalls = [], []
         # Alternate the two on the same input, so a busy spell on a shared machine hits both.
         for _ in range(options.rounds):
@@ -236,7 +252,8 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         mode, *rest = sys.argv[2:]
         if mode == "generate":
-            out = child_generate(Path(rest[0]), int(rest[1]), int(rest[2]))
+            parquet, row_group_size = rest[3] == "parquet", int(rest[4]) or None
+            out = child_generate(Path(rest[0]), int(rest[1]), int(rest[2]), parquet, row_group_size)
         elif mode == "in-process":
             out = child_in_process(Path(rest[0]), int(rest[1]), Path(rest[2]))
         else:

@@ -21,7 +21,7 @@ class ExitCode(IntEnum):
 
 
 class InputError(ValueError):
-    """Invalid user input, located as precisely as we can: file, line, field."""
+    """Invalid user input, located as precisely as we can: file, line (or row), field."""
 
     def __init__(
         self,
@@ -30,20 +30,32 @@ class InputError(ValueError):
         path: str | Path | None = None,
         line: int | None = None,
         field: str | None = None,
+        row: int | None = None,
     ) -> None:
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line
+        self.row = row
+        """1-based row number, for tabular inputs (Parquet) that have rows, not lines."""
         self.field = field
         super().__init__(self.location() + message)
 
     def location(self) -> str:
-        """``file:line: field: `` prefix for the parts that are known."""
-        parts = []
+        """``file:line: field: `` (or ``file: row N: field: ``) prefix for the parts known."""
+        parts: list[str] = []
         if self.path is not None:
-            parts.append(self.path if self.line is None else f"{self.path}:{self.line}")
+            parts.append(place(self.path, line=self.line, row=self.row))
         elif self.line is not None:
             parts.append(f"line {self.line}")
+        elif self.row is not None:
+            parts.append(f"row {self.row}")
         if self.field:
             parts.append(f"field '{self.field}'")
         return ": ".join(parts) + (": " if parts else "")
+
+
+def place(path: str | Path, *, line: int | None = None, row: int | None = None) -> str:
+    """Where a record is, as messages and warnings name it: ``file:17`` or ``file: row 17``."""
+    if line is not None:
+        return f"{path}:{line}"
+    return str(path) if row is None else f"{path}: row {row}"

@@ -5,6 +5,10 @@ Cases answer the built-in probe catalog (196 probes, 9 categories). Case ``i`` a
 sees every probe many times, as in a real repeated run. Responses mix full refusals, partial
 refusals, helpful answers and answers that leak a secret or take a destructive action; about
 3 % are harness errors.
+
+The same records can be written as JSONL or as Parquet (one row per record, the columns of
+``docs/formats.md``), and any JSONL file can be turned into a Parquet file of the same records,
+invalid UTF-8 included, to check that both formats give one report.
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from trustprobe.probes import Probe, builtin_probes
 
@@ -79,6 +87,66 @@ def record(probes: Sequence[Probe], index: int, rng: random.Random) -> dict[str,
     return row
 
 
+STRING_FIELDS = ("probe_id", "response", "error", "error_detail")
+SCHEMA = pa.schema(
+    [
+        ("probe_id", pa.string()),
+        ("response", pa.string()),
+        ("sample", pa.int64()),
+        ("latency_ms", pa.float64()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("error", pa.string()),
+        ("error_detail", pa.string()),
+    ]
+)
+"""Every column of a response file; absent fields are null cells."""
+
+
+def write_parquet(
+    path: Path, records: Sequence[dict[str, Any]], *, row_group_size: int | None = None
+) -> Path:
+    """Write ``records`` as a Parquet file of :data:`SCHEMA`.
+
+    A string may also be ``bytes``: they are stored as they are, valid UTF-8 or not, as a
+    careless writer would store them.
+    """
+    columns = []
+    for field in SCHEMA:
+        cells = [r.get(field.name) for r in records]
+        if field.name in STRING_FIELDS:
+            raw = [c.encode("utf-8") if isinstance(c, str) else c for c in cells]
+            columns.append(pa.array(raw, pa.binary()).view(pa.string()))
+        else:
+            columns.append(pa.array(cells, field.type))
+    pq.write_table(
+        pa.Table.from_arrays(columns, schema=SCHEMA), path, row_group_size=row_group_size
+    )
+    return path
+
+
+def jsonl_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSONL file, blank lines skipped, invalid UTF-8 kept as raw bytes."""
+    records = []
+    for line in path.read_bytes().splitlines():
+        if line.strip():
+            data = json.loads(line.decode("utf-8", errors="surrogateescape"))
+            records.append(
+                {
+                    k: v.encode("utf-8", errors="surrogateescape") if isinstance(v, str) else v
+                    for k, v in data.items()
+                }
+            )
+    return records
+
+
+def to_parquet(path: Path, *, row_group_size: int | None = None) -> Path:
+    """A Parquet copy of the JSONL file ``path`` next to it (``x.jsonl`` to ``x.parquet``)."""
+    return write_parquet(
+        path.with_suffix(".parquet"), jsonl_records(path), row_group_size=row_group_size
+    )
+
+
 def write_shards(
     directory: Path,
     *,
@@ -86,19 +154,28 @@ def write_shards(
     shards: int,
     seed: int = 7,
     probes: Sequence[Probe] | None = None,
+    parquet: bool = False,
+    row_group_size: int | None = None,
 ) -> list[Path]:
-    """Write ``cases`` records over ``shards`` files ``shard-000.jsonl``...; returns the paths."""
+    """Write ``cases`` records over ``shards`` files ``shard-000.jsonl``...; returns the paths.
+
+    With ``parquet``, the same records go to ``shard-000.parquet``... instead, in row groups
+    of ``row_group_size`` rows (default: pyarrow's).
+    """
     probes = list(probes or builtin_probes())
     directory.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     paths: list[Path] = []
     per_shard = -(-cases // shards)
     for shard in range(shards):
-        path = directory / f"shard-{shard:03d}.jsonl"
-        lines = [
-            json.dumps(record(probes, i, rng))
+        records = [
+            record(probes, i, rng)
             for i in range(shard * per_shard, min(cases, (shard + 1) * per_shard))
         ]
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        path = directory / f"shard-{shard:03d}.{'parquet' if parquet else 'jsonl'}"
+        if parquet:
+            write_parquet(path, records, row_group_size=row_group_size)
+        else:
+            path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         paths.append(path)
     return paths

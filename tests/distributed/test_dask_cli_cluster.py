@@ -129,8 +129,9 @@ def test_cli_on_scheduler_and_two_worker_processes_matches_in_process(
          "give --scheduler or --workers, not both"),
         (("--engine", "dask", "--workers", "1", "-r", "nothing/*.jsonl"),
          "nothing/*.jsonl: no file matches"),
+        (("--workers", "2"), "--workers needs --engine dask"),
     ],
-    ids=["unknown-engine", "scheduler-and-workers", "pattern-matching-nothing"],
+    ids=["unknown-engine", "scheduler-and-workers", "pattern-matching-nothing", "workers-alone"],
 )  # fmt: skip
 def test_cli_refuses_bad_engine_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], message: str

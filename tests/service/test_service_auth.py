@@ -8,7 +8,10 @@ import httpx
 import pytest
 
 from tests.service.conftest import NOW, Keys, bearer
+from tests.service.live import serve
 from tests.store.records import eval_record
+from trustprobe.service import ServiceSettings
+from trustprobe.store import Scope, TrustStore, create_api_key, revoke_api_key
 
 # (method, path template, json body, scope it needs)
 ROUTES: list[tuple[str, str, Any, str]] = [
@@ -121,3 +124,20 @@ def test_right_scope_is_admitted(
 ) -> None:
     response = _call(client, route, review_id, getattr(keys, route[3]), agent)
     assert response.status_code in (200, 409, 422), response.text
+
+
+def test_a_revoked_key_is_refused_at_once_without_the_auth_cache(
+    store: TrustStore, agent: str
+) -> None:
+    created = create_api_key(store, organisation="acme", scopes=frozenset({Scope.READ}), now=NOW)
+    path = f"/v1/agents/{agent}/score"
+    with (
+        serve(store, ServiceSettings(auth_cache_seconds=0)) as url,
+        httpx.Client(base_url=url, timeout=10) as http,
+    ):
+        assert http.get(path, headers=bearer(created.key)).status_code == 404  # admitted
+        revoke_api_key(store, created.info.id, now=NOW)
+        refused = http.get(path, headers=bearer(created.key))
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == "Bearer"
+    assert refused.json()["code"] == "unauthorized"

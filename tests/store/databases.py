@@ -2,21 +2,28 @@
 
 PostgreSQL runs on 127.0.0.1:5432 with trust auth (database ``test``). Each test gets its own
 uniquely named schema, dropped afterwards. Locally an unreachable server skips those tests with
-the reason; under ``CI=true`` it fails them instead.
+the reason; under ``CI=true`` it fails them instead. Twin stores with the same evidence, and
+their full history rows, let tests compare two ways of appending the same scores.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import OperationalError
+
+from trustprobe.store import EvidenceSource, TrustStore, ingest_evidence, open_store
+from trustprobe.store.schema import ReviewRow, TransitionRow
+from trustprobe.trust import Evidence
 
 POSTGRES_USERS = ("postgres", "root")
 POSTGRES_HOST = "127.0.0.1:5432"
@@ -79,3 +86,40 @@ def database(backend: str, directory: Path) -> Iterator[str]:
     else:
         with postgres_schema() as url:
             yield url
+
+
+@contextmanager
+def twin_stores(
+    backend: str,
+    directory: Path,
+    evidence: Sequence[Evidence],
+    *,
+    organisation: str,
+    now: datetime,
+) -> Iterator[tuple[TrustStore, TrustStore]]:
+    """Two new stores of ``backend`` holding the same evidence, ingested identically."""
+    with ExitStack() as stack:
+        stores = []
+        for name in ("first", "second"):
+            (directory / name).mkdir()
+            url = stack.enter_context(database(backend, directory / name))
+            store = open_store(url, upgrade=True)
+            stack.callback(store.close)
+            ingest_evidence(
+                store, evidence, organisation=organisation, now=now, source=EvidenceSource.API
+            )
+            stores.append(store)
+        yield stores[0], stores[1]
+
+
+def store_url(store: TrustStore) -> str:
+    """The store's URL for a command line, password included."""
+    return store.engine.url.render_as_string(hide_password=False)
+
+
+def history_rows(store: TrustStore) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Every column of every transition and review, in order: equal histories compare equal."""
+    with store.engine.connect() as connection:
+        transitions = connection.execute(select(TransitionRow).order_by(TransitionRow.seq))
+        reviews = connection.execute(select(ReviewRow).order_by(ReviewRow.id))
+        return [tuple(row) for row in transitions], [tuple(row) for row in reviews]

@@ -164,3 +164,44 @@ def test_keys_create_refuses_unknown_scopes(database_url: str) -> None:
     _run("db", "upgrade", "--database-url", database_url)
     with pytest.raises(InputError, match="unknown scope 'admin'"):
         _run("keys", "create", "--scopes", "read,admin", "--database-url", database_url)
+
+
+def test_keys_list_and_revoke(database_url: str) -> None:
+    db = ("--database-url", database_url)
+    _run("db", "upgrade", *db)
+    assert _run("keys", "list", *db).stdout.strip() == "no keys"
+    key = _run("keys", "create", "--org", "acme", "--scopes", "read", "--label", "ci", *db)
+    _run("keys", "create", "--org", "globex", "--scopes", "review", *db)
+    (listed,) = json.loads(_run("keys", "list", "--org", "acme", "--json", *db).stdout)
+    assert set(listed) == {
+        "id", "prefix", "organisation", "scopes", "label", "created_at", "revoked_at"
+    }  # fmt: skip
+    assert (listed["organisation"], listed["scopes"], listed["label"], listed["revoked_at"]) == (
+        "acme",
+        ["read"],
+        "ci",
+        None,
+    )
+    table = _run("keys", "list", *db).stdout
+    assert listed["prefix"] in table and "globex" in table
+    assert key.stdout.strip() not in table
+
+    revoked = _run("keys", "revoke", str(listed["id"]), *db)
+    assert revoked.exit_code == 0
+    assert f"revoked key {listed['id']} (prefix {listed['prefix']}) of organisation 'acme'" in (
+        revoked.stdout
+    )
+    again = _run("keys", "revoke", str(listed["id"]), *db)
+    assert again.exit_code == 0
+    assert "was already revoked at" in again.stdout
+    (after,) = json.loads(_run("keys", "list", "--org", "acme", "--json", *db).stdout)
+    assert after["revoked_at"] is not None
+    store = open_store(database_url)
+    try:
+        assert authenticate(store, key.stdout.strip()) is None
+    finally:
+        store.close()
+
+    unknown = _run("keys", "revoke", "999", *db)
+    assert unknown.exit_code == 2
+    assert "no API key with id 999" in unknown.stderr

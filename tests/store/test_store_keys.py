@@ -1,11 +1,22 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import text
 
 from tests.store.conftest import NOW
 from trustprobe.errors import InputError
-from trustprobe.store import Scope, TrustStore, authenticate, create_api_key, parse_scopes
+from trustprobe.store import (
+    NotFoundError,
+    Scope,
+    TrustStore,
+    authenticate,
+    create_api_key,
+    list_api_keys,
+    parse_scopes,
+    revoke_api_key,
+)
 
 
 def test_keys_are_stored_hashed_and_authenticate(store: TrustStore) -> None:
@@ -36,10 +47,62 @@ def test_wrong_tampered_and_malformed_keys_do_not_authenticate(store: TrustStore
 
 
 def test_revoked_keys_do_not_authenticate(store: TrustStore) -> None:
-    key = create_api_key(store, organisation="acme", scopes=frozenset({Scope.READ}), now=NOW).key
-    with store.engine.begin() as connection:
-        connection.execute(text("UPDATE api_keys SET revoked_at = created_at"))
-    assert authenticate(store, key) is None
+    created = create_api_key(store, organisation="acme", scopes=frozenset({Scope.READ}), now=NOW)
+    other = create_api_key(store, organisation="acme", scopes=frozenset({Scope.READ}), now=NOW)
+    later = NOW + timedelta(days=1)
+    info, revoked = revoke_api_key(store, created.info.id, now=later)
+    assert revoked
+    assert info == created.info.model_copy(update={"revoked_at": later})
+    assert authenticate(store, created.key) is None
+    assert authenticate(store, other.key) is not None  # only the key revoked
+
+
+def test_revoking_twice_keeps_the_first_revocation(store: TrustStore) -> None:
+    key_id = create_api_key(
+        store, organisation="acme", scopes=frozenset({Scope.READ}), now=NOW
+    ).info.id
+    revoke_api_key(store, key_id, now=NOW + timedelta(hours=1))
+    info, revoked = revoke_api_key(store, key_id, now=NOW + timedelta(hours=2))
+    assert not revoked
+    assert info.revoked_at == NOW + timedelta(hours=1)
+
+
+def test_revoking_an_unknown_key_is_not_found(store: TrustStore) -> None:
+    with pytest.raises(NotFoundError, match="no API key with id 41"):
+        revoke_api_key(store, 41, now=NOW)
+
+
+def test_keys_are_listed_oldest_first_without_secrets(store: TrustStore) -> None:
+    made = [
+        create_api_key(
+            store,
+            organisation=organisation,
+            scopes=frozenset(scopes),
+            now=NOW + timedelta(minutes=n),
+            label=label,
+        )
+        for n, (organisation, scopes, label) in enumerate(
+            [
+                ("acme", {Scope.WRITE, Scope.READ}, "ingest"),
+                ("globex", {Scope.REVIEW}, None),
+                ("acme", {Scope.REVIEW}, "ana"),
+            ]
+        )
+    ]
+    revoke_api_key(store, made[0].info.id, now=NOW + timedelta(hours=1))
+    listed = list_api_keys(store)
+    assert listed == [
+        made[0].info.model_copy(update={"revoked_at": NOW + timedelta(hours=1)}),
+        made[1].info,
+        made[2].info,
+    ]
+    assert [k.scopes for k in listed] == [[Scope.READ, Scope.WRITE], [Scope.REVIEW], [Scope.REVIEW]]
+    assert list_api_keys(store, organisation="acme") == [listed[0], listed[2]]
+    assert list_api_keys(store, organisation="initech") == []
+    with store.engine.connect() as connection:
+        digests = connection.execute(text("SELECT key_sha256 FROM api_keys")).scalars().all()
+    dumped = str([k.model_dump() for k in listed])
+    assert not [secret for secret in [*digests, *(m.key for m in made)] if secret in dumped]
 
 
 @pytest.mark.parametrize(

@@ -23,13 +23,14 @@ def _attribute(module: str, name: str) -> Callable[[], Any]:
 
 
 def _trust_group() -> typer.Typer:
-    """The engine's ``trust`` commands plus the store-backed ``record`` and ``history``."""
+    """The engine's ``trust`` commands plus the store-backed ones (record, history, recompute)."""
     from trustprobe.cli import trust_cmd, trust_store_cmd
 
     group = typer.Typer(help=trust_cmd.app.info.help, no_args_is_help=True)
     group.registered_commands.extend(trust_cmd.app.registered_commands)
     group.command("record")(trust_store_cmd.record)
     group.command("history")(trust_store_cmd.history)
+    group.command("recompute")(trust_store_cmd.recompute)
     return group
 
 

@@ -7,8 +7,14 @@ from pathlib import Path
 import typer
 
 from trustprobe.cli.console import console, err_console
+from trustprobe.cli.engine_options import (
+    SCHEDULER_OPTION,
+    WORKERS_OPTION,
+    cluster_run,
+    engine_option,
+    wants_cluster,
+)
 from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
-from trustprobe.errors import ExitCode, InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.probes import Probe, load_probes
 from trustprobe.reports import (
@@ -27,7 +33,9 @@ def score(
     probes: list[str] = typer.Option(
         ..., "--probes", "-p", help="Probe files, or 'builtin' for the catalog."
     ),
-    responses: list[Path] = typer.Option(..., "--responses", "-r", help="responses.jsonl files."),
+    responses: list[Path] = typer.Option(
+        ..., "--responses", "-r", help="Response files: JSONL, or Parquet by a .parquet suffix."
+    ),
     output: Path = typer.Option(..., "--output", "-o", help="Where to write the JSON report."),
     markdown: Path | None = typer.Option(None, "--markdown", help="Also write a Markdown summary."),
     html: Path | None = typer.Option(None, "--html", help="Also write the HTML report."),
@@ -41,23 +49,18 @@ def score(
     min_cases: int = typer.Option(
         5, "--min-cases", min=1, help="Cases needed before observability is computed."
     ),
-    engine: str | None = typer.Option(
-        None, "--engine", help="'dask' to score shards on a Dask cluster (trustprobe[dask])."
-    ),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", help="With --engine dask: scheduler address, tcp://HOST:PORT."
-    ),
-    workers: int | None = typer.Option(
-        None, "--workers", min=1, help="With --engine dask: local worker processes to start."
-    ),
+    engine: str | None = engine_option("score shards"),
+    scheduler: str | None = SCHEDULER_OPTION,
+    workers: int | None = WORKERS_OPTION,
 ) -> None:
     """Score recorded responses against probes and write the report."""
+    on_cluster = wants_cluster(engine, scheduler, workers)
     probe_list = load_probes(probes)
     packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rules)]
-    if engine is not None:
+    if on_cluster:
         report = _score_on_dask(
-            engine, probe_list, responses, packs, output, scheduler, workers, probes, rules,
-            min_cases, seed,
+            probe_list, responses, packs, output, scheduler, workers, probes, rules, min_cases,
+            seed,
         )  # fmt: skip
     else:
         loaded = load_responses(responses)
@@ -89,7 +92,6 @@ def score(
 
 
 def _score_on_dask(
-    engine: str,
     probes: list[Probe],
     responses: list[Path],
     packs: list[RulePack],
@@ -101,21 +103,11 @@ def _score_on_dask(
     min_cases: int,
     seed: int,
 ) -> Report:
-    # Imported here: dask is an optional extra, and nothing else may pay for importing it.
-    try:
-        from trustprobe.distributed import DistributedRunError
+    with cluster_run():
         from trustprobe.distributed.command import score_command
-    except ImportError as exc:
-        raise InputError(
-            f"--engine dask needs the optional extra: pip install 'trustprobe[dask]' ({exc})",
-            field="--engine",
-        ) from exc
-    try:
+
         return score_command(
-            engine, probes, responses, packs, output=output, scheduler=scheduler,
-            workers=workers, probe_sources=probe_args, rule_sources=[str(r) for r in rules],
-            min_cases=min_cases, seed=seed, console=err_console,
+            probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
+            probe_sources=probe_args, rule_sources=[str(r) for r in rules], min_cases=min_cases,
+            seed=seed, console=err_console,
         )  # fmt: skip
-    except DistributedRunError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(ExitCode.TARGET_UNREACHABLE) from exc

@@ -32,7 +32,8 @@ app = typer.Typer(
 )
 
 
-def _moment(text: str, option: str) -> datetime:
+def parse_moment(text: str, option: str) -> datetime:
+    """Parse an RFC 3339 time given to ``option``; it must carry a timezone offset."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError as exc:
@@ -117,7 +118,7 @@ def score(
     ] = None,
 ) -> None:
     """Score one agent from an evidence file and explain the result."""
-    now = datetime.now(UTC) if as_of is None else _moment(as_of, "--as-of")
+    now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
     settings = None if config is None else load_trust_config(config)
     weights = resolve_weights(settings, override_path=weights_override)
     result = compute_trust_score(
@@ -157,7 +158,7 @@ def evidence(
     if not isinstance(data, dict):
         raise InputError("a report is a JSON object", path=report)
     if observed_at is not None:
-        moment = _moment(observed_at, "--observed-at")
+        moment = parse_moment(observed_at, "--observed-at")
     else:
         created = report_created_at(data)
         if created is None:

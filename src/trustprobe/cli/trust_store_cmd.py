@@ -1,4 +1,4 @@
-"""``trustprobe trust record`` and ``trust history``: evidence into the store, history out."""
+"""``trustprobe trust record``, ``history`` and ``recompute``: the store-backed trust commands."""
 
 from __future__ import annotations
 
@@ -10,14 +10,26 @@ from rich.table import Table
 
 from trustprobe.cli.console import console, err_console
 from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
+from trustprobe.cli.engine_options import (
+    SCHEDULER_OPTION,
+    WORKERS_OPTION,
+    cluster_run,
+    engine_option,
+    wants_cluster,
+)
+from trustprobe.cli.trust_cmd import parse_moment
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.formats import read_jsonl
 from trustprobe.store import (
     DEFAULT_ORGANISATION,
     EvidenceSource,
+    Recomputation,
+    TrustStore,
     ingest_evidence,
+    recompute_trust,
     score_history,
 )
+from trustprobe.store.recompute import AGENTS_PER_PARTITION
 from trustprobe.trust import Evidence, parse_evidence
 
 EVIDENCE_OPTION = typer.Option(..., "--evidence", "-e", help="Evidence JSONL file.")
@@ -94,3 +106,75 @@ def history(
     console.print(table)
     if page.next_before is not None:
         console.print(f"older transitions: --before {page.next_before}", soft_wrap=True)
+
+
+def recompute(
+    org: str = ORG_OPTION,
+    engine: str | None = engine_option("score partitions of agents"),
+    scheduler: str | None = SCHEDULER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    agents_per_partition: int | None = typer.Option(
+        None,
+        "--agents-per-partition",
+        min=1,
+        help=f"With --engine dask: agents scored per task (default {AGENTS_PER_PARTITION}).",
+    ),
+    now: str | None = typer.Option(
+        None,
+        "--now",
+        help="Score as of this RFC 3339 time with an offset, not the current time (for "
+        "backfills and tests).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    database_url: str | None = DATABASE_URL_OPTION,
+) -> None:
+    """Rescore every agent of the organisation as of now, so time decay shows in the history."""
+    on_cluster = wants_cluster(engine, scheduler, workers)
+    if agents_per_partition is not None and not on_cluster:
+        raise InputError(
+            "--agents-per-partition needs --engine dask", field="--agents-per-partition"
+        )
+    moment = datetime.now(UTC) if now is None else parse_moment(now, "--now")
+    with cli_store(database_url) as store:
+        if on_cluster:
+            result = _recompute_on_dask(
+                store, org, moment, scheduler, workers, agents_per_partition or AGENTS_PER_PARTITION
+            )
+        else:
+            result = recompute_trust(store, organisation=org, now=moment)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+        return
+    where = f"in {result.partitions} partition(s) on the cluster" if on_cluster else "in process"
+    console.print(
+        f"{result.agents} agent(s) of {org!r} rescored {where} as of "
+        f"{moment.isoformat(timespec='seconds')}; {len(result.pending_reviews)} review(s) opened",
+        soft_wrap=True,
+    )
+    if on_cluster:
+        console.print(
+            f"{result.recomputed_on_client} agent(s) re-scored on the client (their evidence "
+            "grew while the cluster scored them)",
+            soft_wrap=True,
+        )
+
+
+def _recompute_on_dask(
+    store: TrustStore,
+    org: str,
+    now: datetime,
+    scheduler: str | None,
+    workers: int | None,
+    agents_per_partition: int,
+) -> Recomputation:
+    with cluster_run():
+        from trustprobe.distributed.command import recompute_command
+
+        return recompute_command(
+            store,
+            organisation=org,
+            now=now,
+            scheduler=scheduler,
+            workers=workers,
+            agents_per_partition=agents_per_partition,
+        )

@@ -11,11 +11,12 @@ from trustprobe.distributed.engine import (
     score_shards,
 )
 from trustprobe.distributed.shards import BLOCK_RECORDS, Shard, expand_shards
-from trustprobe.distributed.trust import (
+from trustprobe.distributed.trust import on_cluster
+from trustprobe.store import Recomputation
+from trustprobe.store.recompute import (
     AGENTS_PER_PARTITION,
     Agent,
-    AgentScore,
-    Recomputation,
+    PartitionScore,
     append_scores,
     organisation_agents,
     recompute_trust,
@@ -25,15 +26,16 @@ from trustprobe.distributed.trust import (
 __all__ = [
     "AGENTS_PER_PARTITION",
     "Agent",
-    "AgentScore",
     "BLOCK_RECORDS",
     "DistributedRunError",
+    "PartitionScore",
     "Recomputation",
     "Shard",
     "ShardedRun",
     "append_scores",
     "dask_client",
     "expand_shards",
+    "on_cluster",
     "organisation_agents",
     "recompute_trust",
     "score_agents",

@@ -1,8 +1,9 @@
-"""The ``trustprobe score --engine dask`` path: connect, score the shards, return the report."""
+"""The ``--engine dask`` paths of ``trustprobe score`` and ``trustprobe trust recompute``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -12,16 +13,14 @@ from trustprobe.detectors import RulePack
 from trustprobe.distributed.cluster import dask_client
 from trustprobe.distributed.engine import score_shards
 from trustprobe.distributed.shards import expand_shards
-from trustprobe.errors import InputError
+from trustprobe.distributed.trust import on_cluster
 from trustprobe.probes import Probe
 from trustprobe.reports import Report
-
-ENGINES = ("dask",)
-"""Values ``--engine`` accepts."""
+from trustprobe.store import Recomputation, TrustStore, recompute_trust
+from trustprobe.store.recompute import Agent, PartitionScore, PartitionTask
 
 
 def score_command(
-    engine: str,
     probes: Sequence[Probe],
     responses: Sequence[str | Path],
     rule_packs: Sequence[RulePack],
@@ -41,15 +40,9 @@ def score_command(
     so the two reports agree byte for byte apart from the creation time.
 
     Raises:
-        InputError: an unknown engine, both ``scheduler`` and ``workers``, or bad input.
+        InputError: bad input.
         DistributedRunError: the cluster cannot be reached or lost work for good.
     """
-    if engine not in ENGINES:
-        raise InputError(
-            f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}", field="--engine"
-        )
-    if scheduler is not None and workers is not None:
-        raise InputError("give --scheduler or --workers, not both", field="--workers")
     shards = expand_shards(responses)
     sources = {
         "probes": list(probe_sources),
@@ -73,3 +66,37 @@ def score_command(
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     return run.report
+
+
+def recompute_command(
+    store: TrustStore,
+    *,
+    organisation: str,
+    now: datetime,
+    scheduler: str | None,
+    workers: int | None,
+    agents_per_partition: int,
+) -> Recomputation:
+    """Recompute the organisation's trust with its partitions of agents scored on the cluster.
+
+    The cluster is reached (or started) only once there are agents to score: an unknown
+    organisation fails at once, and one without agents needs no cluster.
+
+    Raises:
+        NotFoundError: the organisation does not exist in the store.
+        DistributedRunError: the cluster cannot be reached or lost work for good.
+    """
+
+    def on_dask(
+        task: PartitionTask, partitions: Sequence[Sequence[Agent]]
+    ) -> list[Sequence[PartitionScore]]:
+        with dask_client(scheduler, workers=workers) as client:
+            return list(on_cluster(client)(task, partitions))
+
+    return recompute_trust(
+        store,
+        organisation=organisation,
+        now=now,
+        map_partitions=on_dask,
+        agents_per_partition=agents_per_partition,
+    )

@@ -263,8 +263,7 @@ def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
         result = future.result()
     except KilledWorker as exc:
         raise DistributedRunError(
-            f"{block.shard.name}, block {block.number} (lines {block.first_line}-"
-            f"{block.last_line}) was lost with every worker that tried it ({exc});"
+            f"{block.describe()} was lost with every worker that tried it ({exc});"
             " no report was written"
         ) from exc
     future.release()
@@ -272,7 +271,7 @@ def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
         raise result.error.to_error()
     if result.cases != item.expected_cases or result.metrics is None:
         raise DistributedRunError(
-            f"{block.shard.name}, block {block.number} yielded {result.cases} cases where"
+            f"{block.describe()} yielded {result.cases} cases where"
             f" {item.expected_cases} records went in; no report was written"
         )
     return result
@@ -384,7 +383,8 @@ def score_shards(
     Args:
         client: A connected Dask client (see :func:`~trustprobe.distributed.dask_client`).
         probes: The probe set.
-        responses: Shard paths; a glob pattern expands to its sorted matches.
+        responses: Shard paths, JSONL or ``.parquet``; a glob pattern expands to its sorted
+            matches.
         rule_packs: Every rule pack, built-in ones included, in load order.
         output: Where the JSON report goes (written atomically, never partially).
         scoring: The scoring config (default ``ScoringConfig()``).
@@ -400,7 +400,7 @@ def score_shards(
         progress: Called with (blocks done, blocks in all).
 
     Raises:
-        InputError: an invalid line (the first one, in file order), a response for an
+        InputError: an invalid record (the first one, in file order), a response for an
             unknown probe, or a pattern matching no file.
         DistributedRunError: the cluster lost a block it could not recompute, or a block's
             cases did not match the records that went in.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from trustprobe.distributed.shards import Block, Duplicate, Shard, ShardIndex
 from trustprobe.metrics.partial import SampleRuns
+from trustprobe.responses.loader import duplicate_warning, repaired_warning
 
 Key = tuple[str, int]
 Locate = Callable[[Mapping[Shard, frozenset[Key]]], Mapping[Shard, Mapping[Key, list[int]]]]
@@ -29,19 +30,6 @@ class BlockWork:
     expected_cases: int
     first_index: int
     """Position of the block's first case in the whole run."""
-
-
-def repaired_warning(name: str, line: int) -> str:
-    """The loader's warning for a line whose invalid UTF-8 was replaced."""
-    return f"{name}:{line}: invalid UTF-8 replaced with U+FFFD"
-
-
-def duplicate_warning(name: str, duplicate: Duplicate) -> str:
-    """The loader's warning for an ignored repeat of a (probe_id, sample)."""
-    return (
-        f"{name}:{duplicate.line}: duplicate response for probe '{duplicate.probe_id}' sample "
-        f"{duplicate.sample} ignored (first at {duplicate.first})"
-    )
 
 
 def _overlap(left: SampleRuns, right: SampleRuns) -> list[tuple[int, int]]:
@@ -115,9 +103,9 @@ def resolve_duplicates(
         kept = [d for d in duplicates[position] if (d.probe_id, d.sample) not in keys]
         for (probe_id, sample), first in keys.items():
             first_shard = indexes[first].shard
-            first_line = min(lines[first_shard][(probe_id, sample)])
+            kept_at = first_shard.file().place(min(lines[first_shard][(probe_id, sample)]))
             kept.extend(
-                Duplicate(line, probe_id, sample, f"{first_shard.name}:{first_line}")
+                Duplicate(line, probe_id, sample, kept_at)
                 for line in lines[shard][(probe_id, sample)]
             )
         duplicates[position] = tuple(sorted(kept, key=lambda d: d.line))
@@ -130,9 +118,12 @@ def warnings_of(
     """The loader's warnings in its order: by file, then line, a repair before a duplicate."""
     warnings: list[str] = []
     for position, index in enumerate(indexes):
-        name = index.shard.name
-        events = [(line, 0, repaired_warning(name, line)) for line in index.repaired_lines]
-        events += [(d.line, 1, duplicate_warning(name, d)) for d in duplicates[position]]
+        place = index.shard.file().place
+        events = [(line, 0, repaired_warning(place(line))) for line in index.repaired_lines]
+        events += [
+            (d.line, 1, duplicate_warning(place(d.line), d.probe_id, d.sample, d.first))
+            for d in duplicates[position]
+        ]
         warnings.extend(message for _, _, message in sorted(events))
     return warnings
 

@@ -1,34 +1,39 @@
 """Response shards as partitions: one streaming index pass per shard, then fixed-size blocks.
 
-A shard is one ``responses.jsonl`` file. :func:`index_shard` reads it once, validating every
-line exactly as :func:`trustprobe.responses.load_responses` does, and returns a small
-:class:`ShardIndex`: the byte ranges of blocks of at most ``block_records`` records, which
-samples of which probes it holds (as runs), its in-file duplicates, and its candidates for the
-observability fitting sample. Blocks are what the scoring pass works on, so a worker's memory
-is bounded by the block size, whatever the size of a shard or of the run.
+A shard is one response file, JSONL or Parquet (by its ``.parquet`` suffix), read through
+the same :class:`~trustprobe.formats.RecordFile` interface as the in-process loader reads it.
+:func:`index_shard` reads it once, validating every record exactly as
+:func:`trustprobe.responses.load_responses` does, and returns a small :class:`ShardIndex`:
+blocks of at most ``block_records`` records (byte ranges of whole lines, or row ranges that
+follow the row groups), which samples of which probes it holds (as runs), its in-file
+duplicates, and its candidates for the observability fitting sample. Blocks are what the
+scoring pass works on, so a worker's memory is bounded by the block size, whatever the size
+of a shard or of the run. A record's "line" below is its line number in a JSONL shard and its
+row number in a Parquet one.
 """
 
 from __future__ import annotations
 
 import glob
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import decode_jsonl_line, validation_error_to_input_error
+from trustprobe.formats import Record, RecordFile
 from trustprobe.metrics.partial import SampleRuns
 from trustprobe.observability import sample_priority
-from trustprobe.responses import Response
+from trustprobe.responses import Response, parse_response, response_file
 
 BLOCK_RECORDS: Final = 10_000
 """Records per block: the unit of work of the scoring pass, and what bounds worker memory."""
+KEY_FIELDS: Final = frozenset({"probe_id", "sample", "response", "error"})
+"""What the index needs of a record (a Parquet index reads these columns alone)."""
 _GLOB_CHARS: Final = frozenset("*?[")
 
 
@@ -42,20 +47,32 @@ class Shard:
     path: str
     """Absolute path, so workers started in another directory read the same file."""
 
+    def file(self) -> RecordFile:
+        """The shard's reader (JSONL or Parquet, by the file's suffix); nothing is read yet."""
+        return response_file(self.path, name=self.name)
+
 
 @dataclass(frozen=True)
 class Block:
-    """A line-aligned byte range of a shard holding ``records`` non-blank lines."""
+    """A range of a shard holding ``records`` records: whole lines, or rows."""
 
     shard: Shard
     number: int
     """Position of the block in its shard."""
     start: int
+    """Byte offset of its first line, or index of its first row."""
     stop: int
     first_line: int
-    """1-based line number of the first line in the range."""
+    """1-based number of the first line (or row) in the range."""
     last_line: int
     records: int
+
+    def describe(self) -> str:
+        """``shard, block N (lines A-B)``, as error messages name it."""
+        unit = self.shard.file().unit
+        return (
+            f"{self.shard.name}, block {self.number} ({unit}s {self.first_line}-{self.last_line})"
+        )
 
 
 @dataclass(frozen=True)
@@ -66,15 +83,18 @@ class LineError:
     path: str | None
     line: int | None
     field: str | None
+    row: int | None = None
 
     @classmethod
     def of(cls, error: InputError) -> LineError:
         """Capture ``error``'s parts."""
-        return cls(error.message, error.path, error.line, error.field)
+        return cls(error.message, error.path, error.line, error.field, error.row)
 
     def to_error(self) -> InputError:
         """The same :class:`InputError` again."""
-        return InputError(self.message, path=self.path, line=self.line, field=self.field)
+        return InputError(
+            self.message, path=self.path, line=self.line, field=self.field, row=self.row
+        )
 
 
 @dataclass(frozen=True)
@@ -85,7 +105,7 @@ class Duplicate:
     probe_id: str
     sample: int
     first: str
-    """``path:line`` of the record that is kept."""
+    """Where the record that is kept is: ``path:line`` or ``path: row N``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,7 +115,7 @@ class Candidates:
     priority: NDArray[np.uint64]
     line: NDArray[np.int64]
     offset: NDArray[np.int64]
-    """Byte offset of each record's line."""
+    """Where each record starts: the byte offset of its line, or its row index."""
 
     @classmethod
     def none(cls) -> Candidates:
@@ -148,36 +168,6 @@ def expand_shards(patterns: Sequence[str | Path]) -> list[Shard]:
     return [Shard(i, name, str(Path(name).resolve())) for i, name in enumerate(names)]
 
 
-def parse_response(data: dict[str, Any], name: str, number: int) -> Response:
-    """Validate one decoded line as a :class:`Response`, locating any error."""
-    try:
-        return Response.model_validate(data)
-    except ValidationError as exc:
-        raise validation_error_to_input_error(exc, path=name, line=number) from exc
-
-
-def _open(shard: Shard) -> BinaryIO:
-    try:
-        return open(shard.path, "rb")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=shard.name) from exc
-
-
-def _lines(
-    shard: Shard, start: int = 0, stop: int | None = None, first_line: int = 1
-) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, raw bytes) of each line in ``[start, stop)``."""
-    with _open(shard) as handle:
-        handle.seek(start)
-        offset, number = start, first_line
-        for raw in handle:
-            if stop is not None and offset >= stop:
-                return
-            yield number, offset, raw
-            offset += len(raw)
-            number += 1
-
-
 def index_shard(
     shard: Shard,
     *,
@@ -193,11 +183,12 @@ def index_shard(
     ``drop_lines`` are records the client found to duplicate another shard's: they are left
     out of ``scored`` and of the sampling candidates.
 
-    Every line is decoded as JSON, and a line whose ``probe_id``, ``sample``, ``response`` and
-    ``error`` have their plain types gives its key without a full validation: the scoring pass
-    validates every record anyway, in file order. With ``validate`` (or for any other line)
-    the record is validated here, as the in-process loader does; the engine asks for that when
-    it must know which invalid line comes first.
+    Every line is decoded as JSON (of a Parquet shard, only the :data:`KEY_FIELDS` columns are
+    read), and a record whose ``probe_id``, ``sample``, ``response`` and ``error`` have their
+    plain types gives its key without a full validation: the scoring pass validates every
+    record anyway, in file order. With ``validate`` (or for any other record) the record is
+    validated here, as the in-process loader does; the engine asks for that when it must know
+    which invalid record comes first.
     """
     try:
         return _index(shard, probe_ids, seed, sample_size, block_records, drop_lines, validate)
@@ -205,8 +196,9 @@ def index_shard(
         return ShardIndex(shard=shard, error=LineError.of(error))
 
 
-def _key(data: dict[str, Any], name: str, number: int, validate: bool) -> tuple[str, int, bool]:
-    """(probe_id, sample, has a response) of a decoded line."""
+def _key(file: RecordFile, record: Record, validate: bool) -> tuple[str, int, bool]:
+    """(probe_id, sample, has a response) of a record."""
+    data = record.data
     probe_id, sample = data.get("probe_id"), data.get("sample", 0)
     response, error = data.get("response"), data.get("error")
     if (
@@ -221,7 +213,7 @@ def _key(data: dict[str, Any], name: str, number: int, validate: bool) -> tuple[
     ):
         # Exactly the values validation would give for these fields.
         return probe_id, sample, error is None and response is not None
-    parsed = parse_response(data, name, number)
+    parsed = parse_response(file, file.complete(record))
     return parsed.probe_id, parsed.sample, parsed.error is None and parsed.response is not None
 
 
@@ -243,14 +235,18 @@ def _index(
     draw, draw_line, draw_offset = array("Q"), array("q"), array("q")
     blocks: list[Block] = []
     block_start, block_first, in_block, last_line, end = 0, 1, 0, 0, 0
-    for number, offset, raw in _lines(shard):
-        end, last_line = offset + len(raw), number
-        decoded = decode_jsonl_line(raw, shard.name, number)
-        if decoded is None:
-            continue
-        data, repaired = decoded
-        probe_id, sample, scored = _key(data, shard.name, number, validate)
-        if repaired:
+    file = shard.file()
+    starts = file.block_starts(block_records)
+    records = file.records(columns=None if validate else KEY_FIELDS)
+    for ordinal, record in enumerate(records):
+        number = record.number
+        if ordinal and ordinal in starts:
+            blocks.append(
+                Block(shard, len(blocks), block_start, end, block_first, last_line, in_block)
+            )
+            block_start, block_first, in_block = end, last_line + 1, 0
+        probe_id, sample, scored = _key(file, record, validate)
+        if record.repaired_utf8:
             repaired_lines.append(number)
         if probe_id not in probe_ids:
             unknown.add(probe_id)
@@ -261,13 +257,9 @@ def _index(
         if scored and number not in drop_lines:
             draw.append(sample_priority(seed, probe_id, sample))
             draw_line.append(number)
-            draw_offset.append(offset)
+            draw_offset.append(record.start)
         in_block += 1
-        if in_block == block_records:
-            blocks.append(
-                Block(shard, len(blocks), block_start, end, block_first, number, in_block)
-            )
-            block_start, block_first, in_block = end, number + 1, 0
+        end, last_line = record.stop, number
     if in_block or not blocks:
         blocks.append(Block(shard, len(blocks), block_start, end, block_first, last_line, in_block))
 
@@ -287,7 +279,7 @@ def _index(
                     line=int(lines[i]),
                     probe_id=names[probes[i]],
                     sample=int(samples[i]),
-                    first=f"{shard.name}:{int(lines[first_of[i]])}",
+                    first=file.place(int(lines[first_of[i]])),
                 )
                 for i in np.flatnonzero(repeat).tolist()
             ),
@@ -358,42 +350,35 @@ def _runs_by_probe(
 
 
 def locate_keys(shard: Shard, keys: frozenset[tuple[str, int]]) -> dict[tuple[str, int], list[int]]:
-    """Every line of ``shard`` holding one of ``keys`` (for cross-shard duplicates, a rare path)."""
+    """Every line of ``shard`` holding one of ``keys`` (for cross-shard duplicates, a rare path).
+
+    The shard was indexed without an error, so its records' keys need no full validation.
+    """
     probes = {probe_id for probe_id, _ in keys}
+    file = shard.file()
     found: dict[tuple[str, int], list[int]] = {}
-    for number, _, raw in _lines(shard):
-        decoded = decode_jsonl_line(raw, shard.name, number)
-        if decoded is None or decoded[0].get("probe_id") not in probes:
+    for record in file.records(columns=KEY_FIELDS):
+        if record.data.get("probe_id") not in probes:
             continue
-        response = parse_response(decoded[0], shard.name, number)
-        if response.key in keys:
-            found.setdefault(response.key, []).append(number)
+        probe_id, sample, _ = _key(file, record, validate=False)
+        if (probe_id, sample) in keys:
+            found.setdefault((probe_id, sample), []).append(record.number)
     return found
 
 
 def read_block(block: Block, drop_lines: frozenset[int]) -> list[Response]:
     """The block's responses in file order, without the dropped (duplicate) lines."""
+    file = block.shard.file()
     responses: list[Response] = []
-    name = block.shard.name
-    for number, _, raw in _lines(block.shard, block.start, block.stop, block.first_line):
-        decoded = decode_jsonl_line(raw, name, number)
-        if decoded is None:
-            continue
+    for record in file.records(block.start, block.stop, block.first_line):
         # A dropped repeat is still validated: the in-process loader refuses an invalid one.
-        response = parse_response(decoded[0], name, number)
-        if number not in drop_lines:
+        response = parse_response(file, record)
+        if record.number not in drop_lines:
             responses.append(response)
     return responses
 
 
 def read_lines_at(shard: Shard, places: Sequence[tuple[int, int]]) -> list[Response]:
-    """The responses on the given (line number, byte offset) places, in the order given."""
-    responses: list[Response] = []
-    with _open(shard) as handle:
-        for number, offset in places:
-            handle.seek(offset)
-            decoded = decode_jsonl_line(handle.readline(), shard.name, number)
-            if decoded is None:
-                raise InputError("line changed since it was indexed", path=shard.name, line=number)
-            responses.append(parse_response(decoded[0], shard.name, number))
-    return responses
+    """The responses at the given (line number, start) places, in the order given."""
+    file = shard.file()
+    return [parse_response(file, record) for record in file.records_at(places)]

@@ -1,20 +1,26 @@
 """Reading and writing the project's file formats safely."""
 
 from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text
-from trustprobe.formats.jsonl import (
-    JsonLine,
-    decode_jsonl_line,
-    read_jsonl,
-    validation_error_to_input_error,
-)
+from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
+from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
+from trustprobe.formats.record_file import Record, RecordFile
+from trustprobe.formats.records import PARQUET_SUFFIX, open_records
+from trustprobe.formats.validation import validation_error_to_input_error
 from trustprobe.formats.yaml_file import read_yaml
 
 __all__ = [
     "JsonLine",
+    "JsonlFile",
+    "PARQUET_SUFFIX",
+    "ParquetFile",
+    "Record",
+    "RecordFile",
     "atomic_write_bytes",
     "atomic_write_text",
     "decode_jsonl_line",
+    "open_records",
     "read_jsonl",
     "read_yaml",
+    "row_group_block_starts",
     "validation_error_to_input_error",
 ]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import Any, BinaryIO
 
 from trustprobe.errors import InputError
+from trustprobe.formats.record_file import Record, RecordFile
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,54 @@ class JsonLine:
     """True when invalid UTF-8 bytes on this line were replaced with U+FFFD."""
 
 
+class JsonlFile(RecordFile):
+    """A JSONL file as records: one per non-blank line, numbered by line, placed by byte."""
+
+    unit = "line"
+
+    def records(
+        self,
+        start: int = 0,
+        stop: int | None = None,
+        first: int = 1,
+        *,
+        columns: frozenset[str] | None = None,
+    ) -> Iterator[Record]:
+        """Each non-blank line whose first byte lies in ``[start, stop)`` (see the base class)."""
+        with self._open() as handle:
+            handle.seek(start)
+            offset, number = start, first
+            for raw in handle:
+                if stop is not None and offset >= stop:
+                    return
+                decoded = decode_jsonl_line(raw, self.name, number)
+                if decoded is not None:
+                    yield Record(number, offset, offset + len(raw), *decoded)
+                offset += len(raw)
+                number += 1
+
+    def records_at(self, places: Sequence[tuple[int, int]]) -> Iterator[Record]:
+        """The lines at ``(line number, byte offset)`` places, in the order given."""
+        with self._open() as handle:
+            for number, offset in places:
+                handle.seek(offset)
+                raw = handle.readline()
+                decoded = decode_jsonl_line(raw, self.name, number)
+                if decoded is None:
+                    raise self.error("line changed since it was indexed", number)
+                yield Record(number, offset, offset + len(raw), *decoded)
+
+    def block_starts(self, block_records: int) -> Container[int]:
+        """Every ``block_records``-th record: lines have no grouping of their own."""
+        return range(0, sys.maxsize, block_records)
+
+    def _open(self) -> BinaryIO:
+        try:
+            return open(self.path, "rb")
+        except OSError as exc:
+            raise self.error(f"cannot read file: {exc.strerror}") from exc
+
+
 def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
     """Yield each non-blank line of a JSONL file as an object.
 
@@ -31,15 +79,8 @@ def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
     line and flag it). A line that is not a JSON object raises :class:`InputError`.
     """
     name = str(path)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below; iterating lazily
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=name) from exc
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            decoded = decode_jsonl_line(raw, name, number)
-            if decoded is not None:
-                yield JsonLine(name, number, *decoded)
+    for record in JsonlFile(path).records():
+        yield JsonLine(name, record.number, record.data, record.repaired_utf8)
 
 
 def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:
@@ -67,17 +108,3 @@ def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any
             f"expected a JSON object, got {type(data).__name__}", path=name, line=number
         )
     return data, repaired
-
-
-def validation_error_to_input_error(
-    exc: ValidationError, *, path: str | Path | None, line: int | None
-) -> InputError:
-    """Turn pydantic's first error into an :class:`InputError` naming the offending field."""
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or None
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown field"
-    elif first["type"] == "missing":
-        message = "required field is missing"
-    return InputError(message, path=path, line=line, field=field)

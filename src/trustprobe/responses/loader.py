@@ -1,4 +1,4 @@
-"""Load recorded responses from JSONL, validating every line."""
+"""Load recorded responses from JSONL or Parquet files, validating every record."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import read_jsonl, validation_error_to_input_error
+from trustprobe.formats import Record, RecordFile, open_records
 from trustprobe.responses.models import Response
 
 
@@ -21,23 +21,52 @@ class LoadedResponses:
     warnings: list[str] = field(default_factory=list)
 
 
+def response_file(path: str | Path, *, name: str | None = None) -> RecordFile:
+    """A reader of a response file: Parquet by its ``.parquet`` suffix, JSONL otherwise."""
+    return open_records(path, Response, name=name)
+
+
+def parse_response(file: RecordFile, record: Record) -> Response:
+    """Validate a complete record of ``file`` as a :class:`Response`, locating any error."""
+    if not record.complete:
+        raise ValueError("only a complete record can be validated")
+    try:
+        return Response.model_validate(record.data)
+    except ValidationError as exc:
+        raise file.invalid(exc, record.number) from exc
+
+
+def repaired_warning(where: str) -> str:
+    """The warning for a record ``where`` whose invalid UTF-8 was replaced."""
+    return f"{where}: invalid UTF-8 replaced with U+FFFD"
+
+
+def duplicate_warning(where: str, probe_id: str, sample: int, first: str) -> str:
+    """The warning for an ignored repeat ``where`` of the record kept at ``first``."""
+    return (
+        f"{where}: duplicate response for probe '{probe_id}' sample {sample} ignored"
+        f" (first at {first})"
+    )
+
+
 def load_responses(paths: Sequence[str | Path]) -> LoadedResponses:
-    """Load response files; a duplicate (probe_id, sample) keeps the first and warns."""
+    """Load response files; a duplicate (probe_id, sample) keeps the first and warns.
+
+    Files ending in ``.parquet`` are read as Parquet (a row per response, read in batches),
+    any other as JSONL; a run may mix both (docs/formats.md).
+    """
     loaded = LoadedResponses()
     seen: dict[tuple[str, int], str] = {}
     for path in paths:
-        for line in read_jsonl(path):
-            try:
-                response = Response.model_validate(line.data)
-            except ValidationError as exc:
-                raise validation_error_to_input_error(exc, path=line.path, line=line.line) from exc
-            where = f"{line.path}:{line.line}"
-            if line.repaired_utf8:
-                loaded.warnings.append(f"{where}: invalid UTF-8 replaced with U+FFFD")
+        file = response_file(path)
+        for record in file.records():
+            response = parse_response(file, record)
+            where = file.place(record.number)
+            if record.repaired_utf8:
+                loaded.warnings.append(repaired_warning(where))
             if response.key in seen:
                 loaded.warnings.append(
-                    f"{where}: duplicate response for probe '{response.probe_id}' sample "
-                    f"{response.sample} ignored (first at {seen[response.key]})"
+                    duplicate_warning(where, response.probe_id, response.sample, seen[response.key])
                 )
                 continue
             seen[response.key] = where

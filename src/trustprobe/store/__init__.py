@@ -10,7 +10,13 @@ from trustprobe.store.errors import (
 )
 from trustprobe.store.evidence import ingest_evidence
 from trustprobe.store.history import canonical_score, is_anomalous, score_history
-from trustprobe.store.keys import authenticate, create_api_key, parse_scopes
+from trustprobe.store.keys import (
+    authenticate,
+    create_api_key,
+    list_api_keys,
+    parse_scopes,
+    revoke_api_key,
+)
 from trustprobe.store.location import (
     DATABASE_URL_ENV,
     HOME_ENV,
@@ -28,6 +34,7 @@ from trustprobe.store.models import (
     HistoryPage,
     IngestResult,
     Principal,
+    Recomputation,
     RecordRejection,
     ReportIngestResult,
     Review,
@@ -37,6 +44,7 @@ from trustprobe.store.models import (
     TransitionStatus,
     VerifyReport,
 )
+from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
 from trustprobe.store.reviews import decide_review, list_reviews
 from trustprobe.store.store import ANOMALY_THRESHOLD, DEFAULT_ORGANISATION, TrustStore, open_store
@@ -58,6 +66,7 @@ __all__ = [
     "IngestResult",
     "NotFoundError",
     "Principal",
+    "Recomputation",
     "RecordRejection",
     "ReportIngestResult",
     "Review",
@@ -81,11 +90,14 @@ __all__ = [
     "head_revision",
     "ingest_evidence",
     "is_anomalous",
+    "list_api_keys",
     "list_reviews",
     "open_store",
     "parse_scopes",
+    "recompute_trust",
     "record_report",
     "resolve_database_url",
+    "revoke_api_key",
     "score_history",
     "submit_report",
     "upgrade_database",

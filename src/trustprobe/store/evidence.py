@@ -15,6 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.store.chains import GENESIS, evidence_link_hashes, sha256_hex
 from trustprobe.store.engine import chunks, member_of, write_transaction
+from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.history import Rescore, append_transitions
 from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordRejection
@@ -146,7 +147,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        prior = _stored_evidence(connection, store, list(agents.values()))
+        prior = agent_evidence(connection, list(agents.values()), cache=store.evidence_cache)
         _append_evidence(
             connection,
             organisation_id,
@@ -160,11 +161,11 @@ def ingest_in_transaction(
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
         full = {
-            agents[agent_id]: (*prior.get(agents[agent_id], ()), *records)
+            agents[agent_id]: (*prior[agents[agent_id]][1], *records)
             for agent_id, records in new_by_agent.items()
         }
         if cache_updates is not None:
-            last = _last_seqs(connection, list(full))
+            last = last_evidence_seqs(connection, list(full))
             cache_updates.update({pk: (last[pk], records) for pk, records in full.items()})
         appended = append_transitions(
             connection,
@@ -174,7 +175,7 @@ def ingest_in_transaction(
                 Rescore(
                     agent_pk=agents[agent_id],
                     agent_id=agent_id,
-                    evidence=full[agents[agent_id]],
+                    score=store.score(agent_id, full[agents[agent_id]], now=now),
                     trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
                 )
                 for agent_id in sorted(new_by_agent)
@@ -251,37 +252,41 @@ def _evidence_adapter() -> TypeAdapter[Evidence]:
     return TypeAdapter(Evidence)
 
 
-def _stored_evidence(
-    connection: Connection, store: TrustStore, agent_pks: Sequence[int]
-) -> dict[int, tuple[Evidence, ...]]:
-    """Each agent's stored evidence: cached records plus the rows appended since."""
-    stored: dict[int, tuple[Evidence, ...]] = {}
-    after: dict[int, int] = {}
+def agent_evidence(
+    connection: Connection, agent_pks: Sequence[int], *, cache: EvidenceCache | None = None
+) -> dict[int, tuple[int, tuple[Evidence, ...]]]:
+    """Each agent's stored evidence in sequence order, with the seq of its last row (0: none).
+
+    With ``cache`` the cached records are the start and only the rows appended since are read.
+    """
+    stored: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
     for agent_pk in agent_pks:
-        entry = store.evidence_cache.get(agent_pk)
-        stored[agent_pk] = () if entry is None else entry[1]
-        after[agent_pk] = 0 if entry is None else entry[0]
+        entry = None if cache is None else cache.get(agent_pk)
+        stored[agent_pk] = (0, ()) if entry is None else entry
     adapter = _evidence_adapter()
     for chunk in chunks(sorted(agent_pks)):
         fresh: dict[int, list[Evidence]] = defaultdict(list)
+        last: dict[int, int] = {}
         rows = connection.execute(
             select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
             .where(
                 member_of(connection, EvidenceRow.agent_pk, chunk),
-                EvidenceRow.seq > min(after[pk] for pk in chunk),
+                EvidenceRow.seq > min(stored[pk][0] for pk in chunk),
             )
             .order_by(EvidenceRow.seq)
         )
         for agent_pk, seq, content in rows:
-            if seq > after[agent_pk]:
+            if seq > stored[agent_pk][0]:
                 # Stored content was validated on the way in; validate_json skips a json.loads.
                 fresh[agent_pk].append(adapter.validate_json(content))
+                last[agent_pk] = seq
         for agent_pk, records in fresh.items():
-            stored[agent_pk] = (*stored[agent_pk], *records)
+            stored[agent_pk] = (last[agent_pk], (*stored[agent_pk][1], *records))
     return stored
 
 
-def _last_seqs(connection: Connection, agent_pks: Sequence[int]) -> dict[int, int]:
+def last_evidence_seqs(connection: Connection, agent_pks: Sequence[int]) -> dict[int, int]:
+    """The seq of each agent's newest evidence row; agents without evidence are left out."""
     last: dict[int, int] = {}
     for chunk in chunks(sorted(agent_pks)):
         rows = connection.execute(

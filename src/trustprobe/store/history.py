@@ -28,7 +28,7 @@ from trustprobe.store.models import (
 )
 from trustprobe.store.schema import AgentRow, OrganisationRow, ReviewRow, TransitionRow
 from trustprobe.store.store import TrustStore
-from trustprobe.trust import Evidence, TrustScore, compute_trust_score
+from trustprobe.trust import TrustScore
 
 CANONICAL_STATUSES = (TransitionStatus.COMMITTED.value, TransitionStatus.APPROVED.value)
 SYSTEM_ACTOR = "system"
@@ -57,15 +57,12 @@ def _canonical_row(connection: Connection, agent_pk: int) -> Row[Any] | None:
 
 @dataclass(frozen=True)
 class Rescore:
-    """One agent to rescore: its key, id, all of its evidence, and what triggered it."""
+    """One agent's new score, computed from all of its evidence, and what triggered it."""
 
     agent_pk: int
     agent_id: str
-    evidence: Sequence[Evidence]
+    score: TrustScore
     trigger: str
-    score: TrustScore | None = None
-    """The score already computed from this evidence with the same ``now``, config and weights
-    (e.g. by a Dask worker, trustprobe.distributed); ``None`` computes it here."""
 
 
 def _latest_seqs(
@@ -92,7 +89,7 @@ def append_transitions(
     rescores: Sequence[Rescore],
     now: datetime,
 ) -> list[tuple[int, int | None]]:
-    """Recompute each agent's score and append it; returns (seq, review id) per agent, in order.
+    """Append each agent's new score; returns (seq, review id) per agent, in order.
 
     Call inside the write transaction that holds the organisation's lock. A pending review of
     one of these agents is superseded: it judged a score that no longer reflects the evidence.
@@ -117,14 +114,6 @@ def append_transitions(
     rows_out: list[dict[str, Any]] = []
     for rescore in rescores:
         score = rescore.score
-        if score is None:
-            score = compute_trust_score(
-                rescore.agent_id,
-                list(rescore.evidence),
-                now=now,
-                config=store.config,
-                weights=store.weights,
-            )
         tier = str(score.tier)
         score_json = score.model_dump_json()
         baseline_seq = canonical_seq.get(rescore.agent_pk)

@@ -10,11 +10,12 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy import Connection, Row, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.errors import InputError
 from trustprobe.store.engine import read_transaction, write_transaction
+from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import ApiKeyInfo, CreatedApiKey, Principal, Scope
 from trustprobe.store.schema import ApiKeyRow, OrganisationRow
 from trustprobe.store.store import TrustStore
@@ -103,6 +104,61 @@ def create_api_key(
         created_at=now,
     )
     return CreatedApiKey(key=key, info=info)
+
+
+def _info_query() -> Any:
+    """Select what :func:`_info` reads: everything of a key but its hash."""
+    return select(
+        ApiKeyRow.id,
+        ApiKeyRow.prefix,
+        OrganisationRow.name,
+        ApiKeyRow.scopes,
+        ApiKeyRow.label,
+        ApiKeyRow.created_at,
+        ApiKeyRow.revoked_at,
+    ).join(OrganisationRow, OrganisationRow.id == ApiKeyRow.organisation_id)
+
+
+def _info(row: Row[Any]) -> ApiKeyInfo:
+    return ApiKeyInfo(
+        id=row.id,
+        prefix=row.prefix,
+        organisation=row.name,
+        scopes=sorted(Scope(s) for s in row.scopes.split(",")),
+        label=row.label,
+        created_at=row.created_at,
+        revoked_at=row.revoked_at,
+    )
+
+
+def list_api_keys(store: TrustStore, *, organisation: str | None = None) -> list[ApiKeyInfo]:
+    """Every key (of ``organisation`` when given), oldest first; never the key or its hash."""
+    query = _info_query()
+    if organisation is not None:
+        query = query.where(OrganisationRow.name == organisation)
+    with read_transaction(store.engine) as connection:
+        return [_info(row) for row in connection.execute(query.order_by(ApiKeyRow.id))]
+
+
+def revoke_api_key(store: TrustStore, key_id: int, *, now: datetime) -> tuple[ApiKeyInfo, bool]:
+    """Revoke key ``key_id`` as of ``now``; returns the key and whether this call revoked it.
+
+    Revoking a revoked key changes nothing (it keeps its first revocation time). The service
+    refuses the key from its next lookup (``authenticate``); see its auth cache.
+
+    Raises:
+        NotFoundError: no key has this id.
+    """
+    with write_transaction(store.engine) as connection:
+        revoked = connection.execute(
+            update(ApiKeyRow)
+            .where(ApiKeyRow.id == key_id, ApiKeyRow.revoked_at.is_(None))
+            .values(revoked_at=now)
+        ).rowcount
+        row = connection.execute(_info_query().where(ApiKeyRow.id == key_id)).first()
+    if row is None:
+        raise NotFoundError(f"no API key with id {key_id}")
+    return _info(row), revoked == 1
 
 
 @cache

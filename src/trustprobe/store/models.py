@@ -87,6 +87,8 @@ class ApiKeyInfo(BaseModel):
     """Free-text label given at creation."""
     created_at: datetime
     """When the key was made."""
+    revoked_at: datetime | None = None
+    """When the key was revoked; ``None`` while it is valid."""
 
 
 class CreatedApiKey(BaseModel):
@@ -139,6 +141,28 @@ class ReportIngestResult(IngestResult):
     """SHA-256 of the report's canonical JSON."""
     duplicate_report: bool
     """True when this exact report had already been received for the agent."""
+
+
+class Recomputation(BaseModel):
+    """What a recomputation of every agent of an organisation appended."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    organisation: str
+    """The organisation recomputed."""
+    computed_at: datetime
+    """The ``now`` every score was computed as of."""
+    agents: int
+    """Agents rescored: one transition each."""
+    partitions: int
+    """Partitions of agents scored in parallel; 0 when everything ran in this process."""
+    transitions: list[int]
+    """Sequence numbers of the new transitions, in agent id order."""
+    pending_reviews: list[int]
+    """Ids of reviews opened for swings above the anomaly threshold."""
+    recomputed_on_client: int
+    """Agents whose evidence grew while the partitions were scored, so they were scored again
+    under the organisation's lock (always 0 in process)."""
 
 
 class Transition(BaseModel):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import Engine
 
@@ -11,7 +12,7 @@ from trustprobe.store.engine import create_store_engine
 from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.location import resolve_database_url
 from trustprobe.store.migration import require_current_schema, upgrade_database
-from trustprobe.trust import TrustConfig, WeightSet
+from trustprobe.trust import Evidence, TrustConfig, TrustScore, WeightSet, compute_trust_score
 
 ANOMALY_THRESHOLD = 200
 """A swing of more than this many composite points from the canonical score needs review."""
@@ -36,6 +37,12 @@ class TrustStore:
     def backend(self) -> str:
         """``sqlite`` or ``postgresql``."""
         return self.engine.dialect.name
+
+    def score(self, agent_id: str, evidence: Iterable[Evidence], *, now: datetime) -> TrustScore:
+        """Score an agent from all of its evidence as of ``now``, with this store's settings."""
+        return compute_trust_score(
+            agent_id, evidence, now=now, config=self.config, weights=self.weights
+        )
 
     def close(self) -> None:
         """Release the pooled connections."""
