@@ -15,7 +15,8 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2
     """An input file or argument is invalid; the message names file, line and field."""
     TARGET_UNREACHABLE = 3
-    """The agent under test could not be reached at all."""
+    """The agent under test, or the Dask cluster running the work, could not be reached or lost
+    work it could not redo; nothing was written."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C after writing what had finished."""
 
