@@ -17,20 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.shared_data import XSTEST_CSV
+
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report
 from trustprobe.reports.html import HtmlLimits, write_report_html
 from trustprobe.responses import Response
 
-XSTEST = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "data"
-    / "xstest-dev"
-    / "xstest_v2_completions_llama2new.csv"
-)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -48,7 +42,7 @@ REFUSAL = "I'm sorry, but I can't help with that request."
 
 
 def _rows() -> list[dict[str, str]]:
-    with XSTEST.open(encoding="utf-8", newline="") as handle:
+    with XSTEST_CSV.open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
 

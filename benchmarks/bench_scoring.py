@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import Any
 
 from pydantic import TypeAdapter
+from tests.shared_data import CATEGORIES
 
 from trustprobe.detectors import Detector, Rule, RulePack, builtin_rule_packs
 from trustprobe.probes.models import Probe
@@ -61,17 +62,6 @@ BEFORE = "57ae374"
 """The last commit before case scoring was optimised for throughput."""
 ROOT = Path(__file__).resolve().parents[1]
 
-CATEGORIES = (
-    "prompt_injection",
-    "indirect_injection",
-    "secret_exfiltration",
-    "harmful_content",
-    "excessive_agency",
-    "scope_honesty",
-    "privacy_pii",
-    "deception_sycophancy",
-    "over_refusal",
-)
 
 REFUSAL_OPENINGS = (
     "I'm sorry, but I can't help with that request.",

@@ -7,11 +7,12 @@ need it skip with a reason; under ``CI=true`` they fail instead, so CI cannot pa
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+
+from tests.shared_data import XSTEST_CSV
 
 if TYPE_CHECKING:  # imported on use, so tests that need no detector do not pay for it
     from trustprobe.detectors import Detector
@@ -21,29 +22,6 @@ if TYPE_CHECKING:  # imported on use, so tests that need no detector do not pay 
 # speed, is what they check (speed is measured in benchmarks/).
 settings.register_profile("trustprobe", deadline=None)
 settings.load_profile("trustprobe")
-
-XSTEST_CSV = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "data"
-    / "xstest-dev"
-    / "xstest_v2_completions_llama2new.csv"
-)
-"""The XSTest development set: 450 human-labelled completions of one model."""
-
-CATEGORIES = (
-    "prompt_injection",
-    "indirect_injection",
-    "secret_exfiltration",
-    "harmful_content",
-    "excessive_agency",
-    "scope_honesty",
-    "privacy_pii",
-    "deception_sycophancy",
-    "over_refusal",
-)
-"""The nine threat families the built-in catalog must cover, in the project's order."""
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
 
-from tests.conftest import XSTEST_CSV
+from tests.shared_data import XSTEST_CSV
 
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe

@@ -1,6 +1,4 @@
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -8,6 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from tests.cli.conftest import Run
+from tests.cli.optional_extras import run_and_list_extras
 from tests.cli.test_score_cli import PROBES, write_jsonl
 from tests.distributed.shard_factory import write_parquet
 
@@ -28,20 +27,11 @@ def _without_sources(path: Path) -> dict[str, object]:
     return report
 
 
-def test_score_of_jsonl_never_imports_pyarrow(tmp_path: Path) -> None:
+def test_score_of_jsonl_imports_no_optional_extra(tmp_path: Path) -> None:
     (tmp_path / "r.jsonl").write_text('{"probe_id": "ds-001", "response": "No."}\n')
-    script = (
-        "import sys\n"
-        "from trustprobe.cli.main import main\n"
-        "sys.argv = ['trustprobe', 'score', '-p', 'builtin', '-r', 'r.jsonl', '-o', 'out.json']\n"
-        "try:\n    main()\nexcept SystemExit as done:\n    assert done.code == 0, done.code\n"
-        "print('pyarrow modules:', sorted(m for m in sys.modules if m.startswith('pyarrow')))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert "pyarrow modules: []" in done.stdout
+    args = ["score", "-p", "builtin", "-r", "r.jsonl", "-o", "out.json"]
+    _, loaded = run_and_list_extras(args, tmp_path)
+    assert loaded == []
     assert (tmp_path / "out.json").exists()
 
 

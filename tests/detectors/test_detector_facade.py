@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from tests.conftest import CATEGORIES
+from tests.shared_data import CATEGORIES
 from trustprobe.detectors import (
     Analysis,
     Detector,

@@ -6,13 +6,14 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from distributed import Client
 
 from tests.distributed.shard_factory import write_shards
 from trustprobe.detectors import Detector, RulePack, builtin_rule_packs
-from trustprobe.distributed import dask_client
+from trustprobe.distributed import ShardedRun, dask_client, score_shards
 from trustprobe.probes import Probe, builtin_probes
 from trustprobe.reports import build_report, report_json
 from trustprobe.responses import load_responses
@@ -63,6 +64,30 @@ def in_process_report(
         **settings,  # type: ignore[arg-type]
     )
     return report_json(report)
+
+
+def score_on_cluster(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    shards: list[Path],
+    output: Path,
+    *,
+    inputs: list[str] | None = None,
+    **options: Any,
+) -> ShardedRun:
+    """``score_shards`` with the settings of :func:`in_process_report`; ``inputs`` (default:
+    ``shards``) is what the run is given, e.g. a glob pattern matching the shards."""
+    return score_shards(
+        client,
+        probes,
+        [str(p) for p in shards] if inputs is None else inputs,
+        rule_packs=packs,
+        output=output,
+        created_at=CREATED,
+        sources={"responses": [str(p) for p in shards]},
+        **options,
+    )
 
 
 @pytest.fixture(scope="session")

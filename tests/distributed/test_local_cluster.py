@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from distributed import Client
 
-from tests.distributed.conftest import CREATED, in_process_report
+from tests.distributed.conftest import CREATED, in_process_report, score_on_cluster
 from trustprobe.detectors import RulePack
 from trustprobe.distributed import DistributedRunError, ShardedRun, score_shards
 from trustprobe.errors import InputError
@@ -28,16 +28,9 @@ def _score(
     output: Path,
     **options: object,
 ) -> ShardedRun:
-    return score_shards(
-        client,
-        probes,
-        [str(shards[0].parent / "*.jsonl")],
-        rule_packs=packs,
-        output=output,
-        created_at=CREATED,
-        sources={"responses": [str(p) for p in shards]},
-        **options,  # type: ignore[arg-type]
-    )
+    """Given as a glob pattern, as users give shards (the pattern's expansion is tested too)."""
+    pattern = str(shards[0].parent / "*.jsonl")
+    return score_on_cluster(client, probes, packs, shards, output, inputs=[pattern], **options)
 
 
 def _leftovers(directory: Path) -> list[str]:

@@ -14,10 +14,15 @@ import pyarrow.parquet as pq
 import pytest
 from distributed import Client
 
-from tests.distributed.conftest import CREATED, in_process_report, write_awkward_shards
+from tests.distributed.conftest import (
+    CREATED,
+    in_process_report,
+    score_on_cluster,
+    write_awkward_shards,
+)
 from tests.distributed.shard_factory import jsonl_records, to_parquet, write_parquet, write_shards
 from trustprobe.detectors import RulePack
-from trustprobe.distributed import ShardedRun, expand_shards, score_shards
+from trustprobe.distributed import expand_shards, score_shards
 from trustprobe.distributed.plan import block_work, resolve_duplicates, warnings_of
 from trustprobe.distributed.shards import Shard, index_shard, locate_keys, read_block
 from trustprobe.errors import InputError
@@ -53,26 +58,6 @@ def _locate(
     wanted: Mapping[Shard, frozenset[tuple[str, int]]],
 ) -> dict[Shard, dict[tuple[str, int], list[int]]]:
     return {shard: locate_keys(shard, keys) for shard, keys in wanted.items()}
-
-
-def _score(
-    client: Client,
-    probes: list[Probe],
-    packs: list[RulePack],
-    shards: list[Path],
-    output: Path,
-    **options: Any,
-) -> ShardedRun:
-    return score_shards(
-        client,
-        probes,
-        shards,
-        rule_packs=packs,
-        output=output,
-        created_at=CREATED,
-        sources={"responses": [str(p) for p in shards]},
-        **options,
-    )
 
 
 def test_row_groups_are_cut_into_blocks_of_rows(tmp_path: Path, probes: list[Probe]) -> None:
@@ -182,7 +167,7 @@ def test_mixed_shards_report_is_byte_identical_to_the_in_process_one(
         monkeypatch.setattr(embedding_module, "SVD_FIT_SAMPLE", fit_sample)
     expected = in_process_report(probes, packs, mixed_shards)
     output = tmp_path / "report.json"
-    run = _score(client, probes, packs, mixed_shards, output, block_records=block_records)
+    run = score_on_cluster(client, probes, packs, mixed_shards, output, block_records=block_records)
     assert output.read_text(encoding="utf-8") == expected
     assert run.cases == 901 and run.shards == 8
     warnings = run.report.warnings
@@ -232,7 +217,7 @@ def test_bad_parquet_gives_the_in_process_error_and_no_file(
         in_process_report(probes, packs, copies)
     output = tmp_path / "report.json"
     with pytest.raises(InputError) as distributed:
-        _score(client, probes, packs, copies, output)
+        score_on_cluster(client, probes, packs, copies, output)
     assert str(distributed.value) == str(in_process.value)
     assert expected in str(distributed.value)
     assert not output.exists() and not list(tmp_path.glob(".report.json*"))

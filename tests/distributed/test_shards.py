@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -202,21 +200,3 @@ def test_unreachable_scheduler_is_a_clear_error() -> None:
         dask_client("tcp://127.0.0.1:9", connect_timeout_s=1),
     ):
         pass
-
-
-def test_score_without_engine_never_imports_dask(tmp_path: Path) -> None:
-    (tmp_path / "r.jsonl").write_text('{"probe_id": "ds-001", "response": "No."}\n')
-    script = (
-        "import sys\n"
-        "from trustprobe.cli.main import main\n"
-        "sys.argv = ['trustprobe', 'score', '-p', 'builtin', '-r', 'r.jsonl', '-o', 'out.json']\n"
-        "try:\n    main()\nexcept SystemExit as done:\n    assert done.code == 0, done.code\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
-        "print('dask modules:', loaded)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert "dask modules: []" in done.stdout
-    assert (tmp_path / "out.json").exists()

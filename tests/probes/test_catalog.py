@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 import re2
-from tests.conftest import CATEGORIES
+from tests.shared_data import CATEGORIES
 
 from trustprobe.probes import Expected, Probe, Severity, builtin_probes
 

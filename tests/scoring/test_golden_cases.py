@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import CATEGORIES, XSTEST_CSV
+from tests.shared_data import CATEGORIES, XSTEST_CSV
 
 from trustprobe.detectors import Detector
 from trustprobe.detectors.evaluate import LabelledResponse

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -15,6 +13,7 @@ import pytest
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
+from tests.cli.optional_extras import run_and_list_extras
 from tests.store.databases import BACKENDS, history_rows, store_url, twin_stores
 from tests.store.records import eval_record, parsed
 from trustprobe.cli.main import app
@@ -188,18 +187,8 @@ def test_recompute_in_process_never_imports_dask(tmp_path: Path) -> None:
         ingest_evidence(store, _evidence(), organisation="acme", now=T0, source=EvidenceSource.API)
     finally:
         store.close()
-    script = (
-        "import sys\n"
-        "from trustprobe.cli.main import main\n"
-        f"sys.argv = ['trustprobe', 'trust', 'recompute', '--org', 'acme', '--database-url',"
-        f" {url!r}]\n"
-        "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    output, loaded = run_and_list_extras(
+        ["trust", "recompute", "--org", "acme", "--database-url", url], tmp_path
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    rescored, loaded = done.stdout.splitlines()
-    assert rescored.startswith("2 agent(s) of 'acme' rescored in process as of ")
-    assert loaded == "[]"
+    assert output[0].startswith("2 agent(s) of 'acme' rescored in process as of ")
+    assert loaded == []
