@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
-from sqlalchemy.engine import make_url
 
 from trustprobe.cli.console import console, err_console
 from trustprobe.errors import ExitCode
@@ -17,6 +16,7 @@ from trustprobe.store import (
     create_store_engine,
     open_store,
     resolve_database_url,
+    shown_database_url,
     upgrade_database,
     verify_store,
 )
@@ -32,11 +32,6 @@ DATABASE_URL_OPTION = typer.Option(
     "SQLite file under $TRUSTPROBE_HOME or ~/.local/share/trustprobe.",
     show_envvar=True,
 )
-
-
-def shown_url(database_url: str | None) -> str:
-    """Return the resolved store URL with any password masked, for messages."""
-    return make_url(resolve_database_url(database_url)).render_as_string(hide_password=True)
 
 
 @contextmanager
@@ -74,7 +69,7 @@ def upgrade(database_url: str | None = DATABASE_URL_OPTION) -> None:
         before, after = upgrade_database(engine)
     finally:
         engine.dispose()
-    where = shown_url(database_url)
+    where = shown_database_url(database_url)
     if before == after:
         console.print(f"{where}: already at {after}", soft_wrap=True)
     else:

@@ -6,8 +6,9 @@ import typer
 import uvicorn
 
 from trustprobe.cli.console import err_console
-from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store, shown_url
+from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
 from trustprobe.service import DEFAULT_MAX_BODY_BYTES, ServiceSettings, create_app
+from trustprobe.store import shown_database_url
 
 
 def serve(
@@ -35,7 +36,7 @@ def serve(
     )
     with cli_store(database_url) as store:
         err_console.print(
-            f"serving {shown_url(database_url)} on http://{host}:{port}",
+            f"serving {shown_database_url(database_url)} on http://{host}:{port}",
             highlight=False,
             soft_wrap=True,
         )

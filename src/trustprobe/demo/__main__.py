@@ -8,15 +8,13 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-
 from trustprobe.cli.console import console, err_console
 from trustprobe.demo.flow import run_demo
 from trustprobe.demo.personas import Persona
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.reports import Report, print_summary, write_report_html
-from trustprobe.store import open_store, record_report, resolve_database_url
+from trustprobe.store import open_store, record_report, shown_database_url
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +63,7 @@ def _record_in_store(report: Report, agent_id: str, database_url: str | None) ->
         )
     finally:
         store.close()
-    where = make_url(resolve_database_url(database_url)).render_as_string(hide_password=True)
+    where = shown_database_url(database_url)
     console.print(f"trust store: {where}", soft_wrap=True)
     if recorded is None:
         console.print(f"trust score of {agent_id}: no evidence yet")

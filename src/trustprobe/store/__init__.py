@@ -22,6 +22,7 @@ from trustprobe.store.location import (
     HOME_ENV,
     default_database_path,
     resolve_database_url,
+    shown_database_url,
 )
 from trustprobe.store.migration import current_revision, head_revision, upgrade_database
 from trustprobe.store.models import (
@@ -99,6 +100,7 @@ __all__ = [
     "resolve_database_url",
     "revoke_api_key",
     "score_history",
+    "shown_database_url",
     "submit_report",
     "upgrade_database",
     "verify_store",

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from sqlalchemy import make_url
+
 DATABASE_URL_ENV = "TRUSTPROBE_DATABASE_URL"
 """Environment variable holding a database URL, e.g. ``postgresql+psycopg://host/db``."""
 HOME_ENV = "TRUSTPROBE_HOME"
@@ -32,3 +34,8 @@ def resolve_database_url(
     if env.get(DATABASE_URL_ENV):
         return env[DATABASE_URL_ENV]
     return f"sqlite:///{default_database_path(env)}"
+
+
+def shown_database_url(database_url: str | None = None) -> str:
+    """The database :func:`resolve_database_url` picks, with any password masked, for messages."""
+    return make_url(resolve_database_url(database_url)).render_as_string(hide_password=True)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from pydantic import AwareDatetime, TypeAdapter, ValidationError
 from sqlalchemy import Connection, insert, select
 
 from trustprobe.store.chains import canonical_json, sha256_hex
@@ -17,19 +16,7 @@ from trustprobe.store.history import canonical_score
 from trustprobe.store.models import AgentScore, EvidenceSource, ReportIngestResult
 from trustprobe.store.schema import AgentRow, ProbeRunRow
 from trustprobe.store.store import DEFAULT_ORGANISATION, TrustStore
-from trustprobe.trust import Evidence, evidence_from_report
-
-_AWARE: TypeAdapter[datetime] = TypeAdapter(AwareDatetime)
-
-
-def _created_at(report: Mapping[str, Any]) -> datetime | None:
-    provenance = report.get("provenance")
-    if not isinstance(provenance, Mapping):
-        return None
-    try:
-        return _AWARE.validate_python(provenance.get("created_at")).astimezone(UTC)
-    except ValidationError:
-        return None
+from trustprobe.trust import Evidence, evidence_from_report, report_created_at
 
 
 def _existing_run(
@@ -68,7 +55,9 @@ def submit_report(
     with write_transaction(store.engine) as connection:
         organisation_id = lock_organisation(connection, organisation, now=now)
         existing = _existing_run(connection, organisation_id, agent_id, digest)
-        observed = observed_at or (existing[1] if existing else None) or _created_at(report) or now
+        observed = (
+            observed_at or (existing[1] if existing else None) or report_created_at(report) or now
+        )
         evidence = evidence_from_report(report, agent_id=agent_id, observed_at=observed)
         if existing is not None:
             run_id = existing[0]
