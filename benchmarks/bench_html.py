@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.shared_data import XSTEST_CSV
+from tests.shared_data import CHROMIUM, CHROMIUM_ARGS, XSTEST_CSV
 
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
@@ -25,17 +25,6 @@ from trustprobe.reports import Report, build_report
 from trustprobe.reports.html import HtmlLimits, write_report_html
 from trustprobe.responses import Response
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SAMPLES = 5
 REPEATS = 3
 REFUSAL = "I'm sorry, but I can't help with that request."
@@ -103,7 +92,7 @@ def browser_times(path: Path) -> tuple[float, float]:
     loads: list[float] = []
     rendered: list[float] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             for _ in range(REPEATS):
                 page = browser.new_page(viewport={"width": 1360, "height": 900})

@@ -1,4 +1,4 @@
-"""Data the tests and the benchmarks share: the XSTest set and the catalog's categories."""
+"""What the tests and the benchmarks share: the XSTest set, the catalog's categories, Chromium."""
 
 from __future__ import annotations
 
@@ -26,3 +26,17 @@ CATEGORIES = (
     "over_refusal",
 )
 """The nine threat families the built-in catalog must cover, in the project's order."""
+
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's Chromium, which the browser tests and the HTML benchmark drive headless."""
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    # Without these, Chromium keeps opening connections that a closed network refuses.
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]

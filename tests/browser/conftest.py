@@ -13,18 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from tests.shared_data import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
