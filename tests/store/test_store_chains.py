@@ -5,13 +5,12 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.store.chains import (
     GENESIS,
-    canonical_json,
     evidence_envelope,
     evidence_link_hashes,
     link_hash,
-    sha256_hex,
     timestamp_text,
 )
 

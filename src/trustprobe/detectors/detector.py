@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +14,7 @@ from trustprobe.detectors.refusal import (
 )
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
 from trustprobe.errors import InputError
+from trustprobe.formats import canonical_json, sha256_hex
 
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
@@ -181,5 +180,4 @@ def _digest(packs: Sequence[RulePack]) -> str:
         ),
         "refusal": refusal_parameters(),
     }
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_hex(canonical_json(content))

@@ -1,6 +1,7 @@
 """Reading and writing the project's file formats safely."""
 
 from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text
+from trustprobe.formats.canonical import canonical_json, sha256_hex
 from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.record_file import Record, RecordFile
@@ -17,10 +18,12 @@ __all__ = [
     "RecordFile",
     "atomic_write_bytes",
     "atomic_write_text",
+    "canonical_json",
     "decode_jsonl_line",
     "open_records",
     "read_jsonl",
     "read_yaml",
     "row_group_block_starts",
+    "sha256_hex",
     "validation_error_to_input_error",
 ]

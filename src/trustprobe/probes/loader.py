@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -13,7 +12,12 @@ from pydantic import ValidationError
 
 from trustprobe.detectors.matching import engine_rejection
 from trustprobe.errors import InputError
-from trustprobe.formats import read_jsonl, read_yaml, validation_error_to_input_error
+from trustprobe.formats import (
+    canonical_json,
+    read_jsonl,
+    read_yaml,
+    validation_error_to_input_error,
+)
 from trustprobe.probes.models import Probe
 
 BUILTIN = "builtin"
@@ -98,6 +102,6 @@ def probe_set_hash(probes: Iterable[Probe]) -> str:
     """SHA-256 over the canonical JSON of the probes, in id order (for report provenance)."""
     digest = hashlib.sha256()
     for probe in sorted(probes, key=lambda p: p.id):
-        digest.update(json.dumps(probe.model_dump(mode="json"), sort_keys=True).encode())
+        digest.update(canonical_json(probe.model_dump(mode="json")).encode())
         digest.update(b"\n")
     return digest.hexdigest()

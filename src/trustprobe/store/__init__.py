@@ -1,6 +1,6 @@
 """The trust store: evidence log, score history with anomaly review, keys, hash chains."""
 
-from trustprobe.store.chains import GENESIS, canonical_json
+from trustprobe.store.chains import GENESIS
 from trustprobe.store.engine import create_store_engine
 from trustprobe.store.errors import (
     NotFoundError,
@@ -81,7 +81,6 @@ __all__ = [
     "TrustStore",
     "VerifyReport",
     "authenticate",
-    "canonical_json",
     "canonical_score",
     "create_api_key",
     "create_store_engine",

@@ -7,25 +7,15 @@ or reordering a row breaks the link to the next one, which ``db verify`` reports
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False)
 from typing import Any
 
+from trustprobe.formats import canonical_json, sha256_hex
+
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first row of every chain."""
-
-
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON: sorted keys, no insignificant whitespace, UTF-8 kept as is."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def sha256_hex(text: str) -> str:
-    """Hex SHA-256 of UTF-8 ``text``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def timestamp_text(moment: datetime) -> str:

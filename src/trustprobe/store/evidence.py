@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 from sqlalchemy import Connection, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
-from trustprobe.store.chains import GENESIS, evidence_link_hashes, sha256_hex
+from trustprobe.formats import sha256_hex
+from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.engine import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.history import Rescore, append_transitions

@@ -8,7 +8,6 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
-from trustprobe.store.chains import canonical_json, sha256_hex
 from trustprobe.store.engine import write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
@@ -16,7 +15,7 @@ from trustprobe.store.history import canonical_score
 from trustprobe.store.models import AgentScore, EvidenceSource, ReportIngestResult
 from trustprobe.store.schema import AgentRow, ProbeRunRow
 from trustprobe.store.store import DEFAULT_ORGANISATION, TrustStore
-from trustprobe.trust import Evidence, evidence_from_report, report_created_at
+from trustprobe.trust import Evidence, evidence_from_report, report_created_at, report_digest
 
 
 def _existing_run(
@@ -50,7 +49,7 @@ def submit_report(
     ``provenance.created_at``, else ``now``, so re-sending a report is a no-op. A report the
     trust engine cannot convert raises :class:`trustprobe.errors.InputError`; nothing is stored.
     """
-    digest = sha256_hex(canonical_json(report))
+    digest = report_digest(report)
     cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
     with write_transaction(store.engine) as connection:
         organisation_id = lock_organisation(connection, organisation, now=now)

@@ -8,12 +8,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, select
 
+from trustprobe.formats import sha256_hex
 from trustprobe.store.chains import (
     GENESIS,
     evidence_envelope,
     link_hash,
     review_seal,
-    sha256_hex,
     transition_envelope,
 )
 from trustprobe.store.engine import read_transaction

@@ -34,6 +34,7 @@ from trustprobe.trust.from_report import (
     evidence_from_report,
     load_category_mapping,
     report_created_at,
+    report_digest,
 )
 from trustprobe.trust.jury import JuryVerdict, jury_verdict
 from trustprobe.trust.readings import (
@@ -101,6 +102,7 @@ __all__ = [
     "merge_weights",
     "parse_evidence",
     "report_created_at",
+    "report_digest",
     "resolve_weights",
     "tier_for",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,12 +20,12 @@ from pydantic import (
     model_validator,
 )
 
-from trustprobe.errors import InputError
-from trustprobe.formats import read_jsonl
+from trustprobe.errors import InputError, TrustprobeError
+from trustprobe.formats import canonical_json, read_jsonl
 from trustprobe.trust.dimensions import Dimension
 
 
-class EvidenceFieldError(ValueError):
+class EvidenceFieldError(TrustprobeError, ValueError):
     """A cross-field rule failed; ``field`` names the field to blame in the error."""
 
     def __init__(self, message: str, *, field: str) -> None:
@@ -285,10 +284,4 @@ def load_evidence(path: str | Path) -> list[Evidence]:
 
 def evidence_canonical_json(evidence: Evidence) -> str:
     """Serialise a record as compact JSON, sorted keys, no nulls: stable, so it can be hashed."""
-    return json.dumps(
-        evidence.model_dump(mode="json", exclude_none=True),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+    return canonical_json(evidence.model_dump(mode="json", exclude_none=True))

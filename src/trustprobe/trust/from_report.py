@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import statistics
@@ -17,7 +16,7 @@ import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import validation_error_to_input_error
+from trustprobe.formats import canonical_json, sha256_hex, validation_error_to_input_error
 from trustprobe.trust.dimensions import Dimension
 from trustprobe.trust.evidence import EvalEvidence, Evidence, OperationalEvidence
 
@@ -113,15 +112,9 @@ def report_created_at(report: Mapping[str, Any]) -> datetime | None:
         return None
 
 
-def report_digest(report: Mapping[str, Any], agent_id: str) -> str:
-    """SHA-256 over the report's canonical JSON and the agent id: the root of evidence ids."""
-    digest = hashlib.sha256()
-    # default=str keeps a report dict holding datetimes (model_dump without mode="json") hashable.
-    canonical = json.dumps(report, sort_keys=True, separators=(",", ":"), default=str)
-    digest.update(canonical.encode("utf-8"))
-    digest.update(b"\n")
-    digest.update(agent_id.encode("utf-8"))
-    return digest.hexdigest()
+def report_digest(report: Mapping[str, Any]) -> str:
+    """SHA-256 of the report's canonical JSON: what the store dedupes runs by and ids grow from."""
+    return sha256_hex(canonical_json(report))
 
 
 def _cases(report: Mapping[str, Any], path: str | Path | None) -> list[_ReportCase]:
@@ -182,7 +175,7 @@ def evidence_from_report(
                 path=path,
                 field=f"cases[{index}].category",
             )
-    root = f"report-{report_digest(report, agent_id)[:24]}"
+    root = f"report-{sha256_hex(report_digest(report) + chr(10) + agent_id)[:24]}"
     common: dict[str, Any] = {"agent_id": agent_id, "observed_at": observed_at}
     evidence: list[Evidence] = []
 
