@@ -12,8 +12,9 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Visit
 from tests.browser.sample_reports import CANARY, HOSTILE_RESPONSES, sample_report
 
+from trustprobe.comparison import write_comparison_html
 from trustprobe.reports import Report, write_report_json
-from trustprobe.reports.html import HtmlLimits, write_comparison_html, write_report_html
+from trustprobe.reports.html import HtmlLimits, write_report_html
 
 pytestmark = pytest.mark.browser
 

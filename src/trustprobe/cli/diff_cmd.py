@@ -18,12 +18,12 @@ from trustprobe.comparison import (
     ScopeComparison,
     Verdict,
     compare_reports,
+    write_comparison_html,
     write_junit,
 )
 from trustprobe.errors import ExitCode
 from trustprobe.formats import atomic_write_text
 from trustprobe.reports import read_report_pair
-from trustprobe.reports.html import write_comparison_html
 
 _SHOWN_CHANGES = 20
 _VERDICT_STYLE = {

@@ -1,7 +1,7 @@
 """Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
 from trustprobe.reports.build import build_report
-from trustprobe.reports.html import HtmlLimits, render_report_html, write_report_html
+from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
 from trustprobe.reports.reading import read_report, read_report_pair
 from trustprobe.reports.render import print_summary, render_markdown
@@ -18,6 +18,7 @@ __all__ = [
     "read_report",
     "read_report_pair",
     "render_markdown",
+    "render_page",
     "render_report_html",
     "report_json",
     "write_report_html",

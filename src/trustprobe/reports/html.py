@@ -24,19 +24,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from trustprobe.formats import atomic_write_text
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.reports.models import Report
 from trustprobe.scoring.models import CaseScore
-
-if TYPE_CHECKING:
-    from trustprobe.comparison import Comparison
 
 SEVERITIES = ("low", "medium", "high", "critical")
 PALETTE = (
@@ -161,9 +158,13 @@ def _csp_hash(source: str) -> str:
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 
-def _environment() -> Environment:
+def _environment(package: str) -> Environment:
+    """Templates of ``package`` first, then this package's (for the ``page.html.j2`` shell)."""
+    loaders = [
+        PackageLoader(p, "templates") for p in dict.fromkeys((package, "trustprobe.reports"))
+    ]
     env = Environment(
-        loader=PackageLoader("trustprobe.reports", "templates"),
+        loader=ChoiceLoader(loaders),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -183,8 +184,14 @@ def _environment() -> Environment:
     return env
 
 
-def _page(template: str, *, script: str | None, **context: Any) -> str:
-    """Render a page with its stylesheet and (optional) script inlined and pinned in the CSP."""
+def render_page(
+    template: str, *, package: str = "trustprobe.reports", script: str | None, **context: Any
+) -> str:
+    """Render a self-contained page: stylesheet and optional script inlined, pinned in the CSP.
+
+    ``template`` comes from ``package``'s ``templates`` folder and may extend this package's
+    ``page.html.j2`` shell; the shared filters (``pct``, ``interval``, ``when``…) are available.
+    """
     css = _asset("report.css")
     policy = [
         "default-src 'none'",
@@ -195,7 +202,7 @@ def _page(template: str, *, script: str | None, **context: Any) -> str:
         "form-action 'none'",
     ]
     html = (
-        _environment()
+        _environment(package)
         .get_template(template)
         .render(
             css=Markup(css),
@@ -508,7 +515,7 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
     data["scatter"] = scatter
     data["palette"] = list(PALETTE)
     payload = script_json(data)
-    return _page(
+    return render_page(
         "report.html.j2",
         script=_asset("report.js"),
         report=report,
@@ -533,13 +540,3 @@ def write_report_html(
 ) -> None:
     """Write :func:`render_report_html` of ``report`` to ``path`` atomically."""
     atomic_write_text(path, render_report_html(report, limits=limits))
-
-
-def render_comparison_html(comparison: Comparison) -> str:
-    """Render a run comparison as one self-contained HTML page (no script at all)."""
-    return _page("comparison.html.j2", script=None, cmp=comparison)
-
-
-def write_comparison_html(comparison: Comparison, path: str | Path) -> None:
-    """Write :func:`render_comparison_html` of ``comparison`` to ``path`` atomically."""
-    atomic_write_text(path, render_comparison_html(comparison))
