@@ -46,15 +46,6 @@ def is_anomalous(previous: int | None, proposed: int | None, threshold: int) -> 
     return abs(proposed - previous) > threshold
 
 
-def _canonical_row(connection: Connection, agent_pk: int) -> Row[Any] | None:
-    return connection.execute(
-        select(TransitionRow)
-        .where(TransitionRow.agent_pk == agent_pk, TransitionRow.status.in_(CANONICAL_STATUSES))
-        .order_by(TransitionRow.seq.desc())
-        .limit(1)
-    ).first()
-
-
 @dataclass(frozen=True)
 class Rescore:
     """One agent's new score, computed from all of its evidence, and what triggered it."""
