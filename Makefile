@@ -23,7 +23,7 @@ install: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
 demo: $(VENV)/.installed
-	$(BIN)/python -m trustprobe.demo --out $(DEMO_DIR)
+	$(BIN)/trustprobe demo --out $(DEMO_DIR)
 
 lint: dev
 	$(BIN)/ruff check src tests benchmarks

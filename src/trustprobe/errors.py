@@ -1,4 +1,9 @@
-"""Errors that reach the user, and the exit codes the CLI maps them to."""
+"""The one family of errors trustprobe raises, and the exit codes the CLI maps them to.
+
+Every error the project raises derives from :class:`TrustprobeError`. The CLI turns each branch
+into an exit code and a message in one table (``trustprobe.cli.errors``); the service maps them
+to HTTP statuses in one handler.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +20,19 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2
     """An input file or argument is invalid; the message names file, line and field."""
     TARGET_UNREACHABLE = 3
-    """The agent under test, or the Dask cluster running the work, could not be reached or lost
-    work it could not redo; nothing was written."""
+    """The agent under test could not be reached at all."""
+    CLUSTER_FAILED = 4
+    """The Dask cluster running the work could not be reached or lost work it could not redo;
+    nothing was written."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C after writing what had finished."""
 
 
-class InputError(ValueError):
+class TrustprobeError(Exception):
+    """Root of every error trustprobe raises on purpose."""
+
+
+class InputError(TrustprobeError, ValueError):
     """Invalid user input, located as precisely as we can: file, line (or row), field."""
 
     def __init__(
@@ -60,3 +71,11 @@ def place(path: str | Path, *, line: int | None = None, row: int | None = None) 
     if line is not None:
         return f"{path}:{line}"
     return str(path) if row is None else f"{path}: row {row}"
+
+
+class StoreError(TrustprobeError, RuntimeError):
+    """The store cannot do what was asked; the message says what to do about it."""
+
+
+class ClusterError(TrustprobeError, RuntimeError):
+    """The Dask cluster lost work it could not redo; no report was written."""

@@ -1,4 +1,4 @@
-"""`python -m trustprobe.demo --out DIR`: the make demo flow, end to end."""
+"""`trustprobe demo --out DIR`: the make demo flow, end to end."""
 
 from __future__ import annotations
 
@@ -7,22 +7,30 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
-from trustprobe.demo.__main__ import main
+from trustprobe.cli.main import app
 from trustprobe.errors import ExitCode
 from trustprobe.probes import builtin_probes
 from trustprobe.runner import RunFiles, RunStatus, read_manifest
 from trustprobe.store import open_store, score_history
 
 
+def demo(*args: str) -> Result:
+    """Run ``trustprobe demo ARGS``."""
+    return CliRunner().invoke(app, ["demo", *args])
+
+
 def test_demo_scans_the_builtin_catalog_and_can_run_again(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TRUSTPROBE_HOME", str(tmp_path / "home"))  # the embedded store
     monkeypatch.delenv("TRUSTPROBE_DATABASE_URL", raising=False)
     out = tmp_path / "demo-output"
-    assert main(["--out", str(out)]) == ExitCode.OK
-    printed = capsys.readouterr().out
+    result = demo("--out", str(out))
+    assert result.exit_code == ExitCode.OK, result.output
+    printed = result.stdout
     assert "Demo agent stopped." in printed
     assert f"report: {RunFiles(out).report_json}\n" in printed
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
@@ -43,12 +51,12 @@ def test_demo_scans_the_builtin_catalog_and_can_run_again(
     report = json.loads(RunFiles(out).report_json.read_text())
     assert report["aggregate_metrics"]["overall"]["pass_rate"] >= 0.8
     # Running the demo again replaces its own earlier run instead of refusing.
-    assert main(["--out", str(out), "--persona", "leaky"]) == ExitCode.OK
+    assert demo("--out", str(out), "--persona", "leaky").exit_code == ExitCode.OK
     assert read_manifest(out).config.target.model == "trustprobe-demo-leaky"
 
 
 def test_demo_refuses_to_replace_a_real_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
 ) -> None:
     out = tmp_path / "real-run"
     out.mkdir()
@@ -61,6 +69,7 @@ def test_demo_refuses_to_replace_a_real_run(
         "counts": {"planned": 1, "recorded": 1, "responses": 1, "errors": 0, "not_run": 0},
     }
     RunFiles(out).manifest.write_text(json.dumps(manifest))
-    assert main(["--out", str(out)]) == ExitCode.BAD_INPUT
-    assert "not a demo run" in capsys.readouterr().err
+    refused = demo("--out", str(out))
+    assert refused.exit_code == ExitCode.BAD_INPUT
+    assert "not a demo run" in refused.stderr
     assert RunFiles(out).manifest.exists()

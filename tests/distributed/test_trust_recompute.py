@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from distributed import Client
 from typer.testing import CliRunner
 
 from tests.store.databases import history_rows, store_url, twin_stores
 from tests.store.records import eval_record, parsed
-from trustprobe.cli.engine_options import cluster_run
+from trustprobe.cli.errors import exit_code_for
 from trustprobe.cli.main import app
 from trustprobe.distributed import (
     DistributedRunError,
@@ -174,10 +173,9 @@ def test_a_worker_that_cannot_read_the_store_is_a_cluster_failure(
         on_cluster(client)(task, [[Agent(1, "agent-001")]])
 
 
-def test_cluster_failures_exit_with_code_3() -> None:
-    with pytest.raises(typer.Exit) as exited, cluster_run():
-        raise DistributedRunError("the cluster lost a partition")
-    assert exited.value.exit_code == ExitCode.TARGET_UNREACHABLE == 3
+def test_cluster_failures_exit_with_their_own_code() -> None:
+    assert exit_code_for(DistributedRunError("the cluster lost a partition")) == 4
+    assert ExitCode.CLUSTER_FAILED == 4 != ExitCode.TARGET_UNREACHABLE
 
 
 def test_an_organisation_without_agents_needs_no_cluster(tmp_path: Path) -> None:

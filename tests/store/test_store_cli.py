@@ -7,13 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner
 
 from tests.store.records import eval_record
 from trustprobe.cli.main import app
-from trustprobe.errors import InputError
 from trustprobe.store import authenticate, create_store_engine, open_store
 from trustprobe.store.keys import KEY_PATTERN
 
@@ -75,7 +73,7 @@ def test_store_commands_end_to_end(database_url: str, tmp_path: Path) -> None:
         eval_record("e1", "alpha", "accuracy", 10, observed_at=RECENT),
     )
     recorded = _run("trust", "record", "--evidence", str(second), "--org", "acme", *db)
-    assert recorded.exit_code == 1
+    assert recorded.exit_code == 2  # bad input, not a failed gate
     assert f"{second}:2: field 'id'" in recorded.stderr
     assert "already stored with different content" in recorded.stderr
 
@@ -149,9 +147,9 @@ def test_bad_evidence_files_name_the_line_and_field(database_url: str, tmp_path:
     bad = tmp_path / "bad.jsonl"
     good = eval_record("e1", "alpha", "accuracy", 90, observed_at=RECENT)
     bad.write_text(json.dumps(good) + "\n" + json.dumps({**good, "score": 101}) + "\n")
-    with pytest.raises(InputError) as caught:
-        _run("trust", "record", "--evidence", str(bad), "--database-url", database_url)
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(bad), 2, "score")
+    refused = _run("trust", "record", "--evidence", str(bad), "--database-url", database_url)
+    assert refused.exit_code == 2
+    assert f"error: {bad}:2: field 'score':" in refused.stderr
     store = open_store(database_url)
     try:
         with store.engine.connect() as connection:
@@ -162,8 +160,9 @@ def test_bad_evidence_files_name_the_line_and_field(database_url: str, tmp_path:
 
 def test_keys_create_refuses_unknown_scopes(database_url: str) -> None:
     _run("db", "upgrade", "--database-url", database_url)
-    with pytest.raises(InputError, match="unknown scope 'admin'"):
-        _run("keys", "create", "--scopes", "read,admin", "--database-url", database_url)
+    refused = _run("keys", "create", "--scopes", "read,admin", "--database-url", database_url)
+    assert refused.exit_code == 2
+    assert "unknown scope 'admin'" in refused.stderr
 
 
 def test_keys_list_and_revoke(database_url: str) -> None:

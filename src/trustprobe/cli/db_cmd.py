@@ -11,7 +11,6 @@ from trustprobe.cli.console import console, err_console
 from trustprobe.errors import ExitCode
 from trustprobe.store import (
     DATABASE_URL_ENV,
-    StoreError,
     TrustStore,
     create_store_engine,
     open_store,
@@ -36,23 +35,16 @@ DATABASE_URL_OPTION = typer.Option(
 
 @contextmanager
 def cli_store(database_url: str | None) -> Iterator[TrustStore]:
-    """Open the store for a command; store errors exit 2 with their message.
+    """Open the store for a command (its errors exit through the CLI's one error table).
 
     Scores use the weights in force (``$TRUSTPROBE_WEIGHTS_OVERRIDE``), like ``trust score``.
     """
     weights = resolve_weights()
     if weights.warning:
         err_console.print(f"[yellow]warning:[/] {weights.warning}", highlight=False, soft_wrap=True)
-    try:
-        store = open_store(database_url, weights=weights)
-    except StoreError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(ExitCode.BAD_INPUT) from exc
+    store = open_store(database_url, weights=weights)
     try:
         yield store
-    except StoreError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(ExitCode.BAD_INPUT) from exc
     finally:
         store.close()
 
@@ -60,11 +52,7 @@ def cli_store(database_url: str | None) -> Iterator[TrustStore]:
 @app.command("upgrade")
 def upgrade(database_url: str | None = DATABASE_URL_OPTION) -> None:
     """Apply pending migrations in one transaction (creates the SQLite file if needed)."""
-    try:
-        engine = create_store_engine(resolve_database_url(database_url))
-    except StoreError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(ExitCode.BAD_INPUT) from exc
+    engine = create_store_engine(resolve_database_url(database_url))
     try:
         before, after = upgrade_database(engine)
     finally:

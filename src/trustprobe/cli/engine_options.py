@@ -12,8 +12,7 @@ from typing import Any
 
 import typer
 
-from trustprobe.cli.console import err_console
-from trustprobe.errors import ExitCode, InputError
+from trustprobe.errors import InputError
 
 ENGINES = ("dask",)
 """Values ``--engine`` accepts."""
@@ -56,19 +55,15 @@ def wants_cluster(engine: str | None, scheduler: str | None, workers: int | None
 
 @contextmanager
 def cluster_run() -> Iterator[None]:
-    """Run a command's Dask path: a missing extra is bad input, a cluster failure exits 3.
+    """Run a command's Dask path: a missing extra is bad input.
 
     Import the Dask modules inside the block; they are then known to be installed.
     """
     try:
-        from trustprobe.distributed import DistributedRunError
+        import trustprobe.distributed  # noqa: F401
     except ImportError as exc:
         raise InputError(
             f"--engine dask needs the optional extra: pip install 'trustprobe[dask]' ({exc})",
             field="--engine",
         ) from exc
-    try:
-        yield
-    except DistributedRunError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(ExitCode.TARGET_UNREACHABLE) from exc
+    yield

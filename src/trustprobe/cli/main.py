@@ -7,7 +7,6 @@ only when its command runs keeps ``trustprobe probes list`` or ``--version`` qui
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from trustprobe import __version__
-from trustprobe.errors import ExitCode, InputError
+from trustprobe.errors import TrustprobeError
 
 
 def _attribute(module: str, name: str) -> Callable[[], Any]:
@@ -36,6 +35,7 @@ def _trust_group() -> typer.Typer:
 
 COMMANDS: dict[str, Callable[[], Any]] = {
     "db": _attribute("db_cmd", "app"),
+    "demo": _attribute("demo_cmd", "demo"),
     "demo-agent": _attribute("demo_agent_cmd", "demo_agent"),
     "diff": _attribute("diff_cmd", "diff"),
     "keys": _attribute("keys_cmd", "app"),
@@ -71,6 +71,15 @@ class _LazyGroup(TyperGroup):
         command.name = cmd_name
         return command
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a :class:`TrustprobeError` exits with its code from one table."""
+        try:
+            return super().invoke(ctx)
+        except TrustprobeError as exc:
+            from trustprobe.cli.errors import report_error
+
+            raise typer.Exit(report_error(exc)) from exc
+
 
 app = typer.Typer(
     name="trustprobe",
@@ -97,11 +106,6 @@ def _root(
     """Tells whether an AI agent can be trusted, with evidence a person can check."""
 
 
-def main() -> None:
-    """Entry point of the console script; maps input errors to exit code 2."""
-    try:
-        app()
-    except InputError as exc:
-        # Plain and unwrapped, so the file:line: field: prefix stays greppable in CI logs.
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(ExitCode.BAD_INPUT)
+def main(args: list[str] | None = None) -> None:
+    """Entry point of the console script (errors become exit codes in ``_LazyGroup.invoke``)."""
+    app(args)

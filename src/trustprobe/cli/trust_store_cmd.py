@@ -75,7 +75,7 @@ def record(
             soft_wrap=True,
         )
     if result.rejected:
-        raise typer.Exit(ExitCode.GATE_FAILED)
+        raise typer.Exit(ExitCode.BAD_INPUT)
 
 
 def history(

@@ -58,6 +58,7 @@ from trustprobe.distributed.shards import (
     index_shard,
     locate_keys,
 )
+from trustprobe.errors import ClusterError
 from trustprobe.metrics import MetricsPartial, finalize_metrics
 from trustprobe.observability import (
     CaseText,
@@ -79,7 +80,7 @@ MAX_FEATURES = 5000
 """TF-IDF vocabulary limit (``build_report`` uses ``build_observability``'s default)."""
 
 
-class DistributedRunError(RuntimeError):
+class DistributedRunError(ClusterError):
     """The cluster lost work it could not redo; no report was written."""
 
 

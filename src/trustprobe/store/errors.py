@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from trustprobe.errors import StoreError
 
-class StoreError(RuntimeError):
-    """The store cannot do what was asked; the message says what to do about it."""
+__all__ = ["NotFoundError", "ReviewClosedError", "SchemaOutOfDateError", "StoreError"]
 
 
 class SchemaOutOfDateError(StoreError):

@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from trustprobe.errors import TrustprobeError
+
 
 class ErrorClass:
     """The error classes written to ``responses.jsonl`` (``error`` field)."""
@@ -21,7 +23,7 @@ class ErrorClass:
         return f"http_{status}"
 
 
-class HarnessError(Exception):
+class HarnessError(TrustprobeError):
     """The target failed to answer; ``error_class`` goes into the record, never a verdict."""
 
     error_class: str = ErrorClass.TARGET_ERROR

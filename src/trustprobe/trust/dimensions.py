@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
 
+from trustprobe.errors import TrustprobeError
+
 WEIGHT_SUM_TOLERANCE = 0.001
 """How far the weights may sum from 1.0 before they are refused."""
 
@@ -55,7 +57,7 @@ DIMENSIONS: tuple[Dimension, ...] = tuple(Dimension)
 """The 16 dimensions in the seed's order; a dimension's position is its code in columnar data."""
 
 
-class WeightSumError(ValueError):
+class WeightSumError(TrustprobeError, ValueError):
     """A weight table does not sum to 1.0 within :data:`WEIGHT_SUM_TOLERANCE`."""
 
 

@@ -1,0 +1,75 @@
+"""``trustprobe demo --out DIR``: the ``make demo`` flow."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trustprobe.cli.console import console, err_console
+from trustprobe.demo import Persona, run_demo
+from trustprobe.detectors import Detector
+from trustprobe.errors import ExitCode
+from trustprobe.reports import Report, print_summary, write_report_html
+from trustprobe.store import DATABASE_URL_ENV, open_store, record_report, shown_database_url
+
+
+def demo(
+    out: Annotated[Path, typer.Option("--out", help="Run directory to write.")],
+    persona: Annotated[
+        Persona, typer.Option("--persona", help="Which demo agent to scan.")
+    ] = Persona.GUARDED,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            envvar=DATABASE_URL_ENV,
+            help="Trust store to record the scan in (default: the embedded SQLite store).",
+        ),
+    ] = None,
+) -> None:
+    """Scan the built-in demo agent, write the reports and record the run in the trust store."""
+    console.print(f"Starting the demo agent ({persona.value}) on a free loopback port…")
+    result = asyncio.run(
+        run_demo(out, detector=Detector.builtin(), persona=persona, progress_console=err_console)
+    )
+    console.print("Demo agent stopped.")
+    print_summary(result.report, console)
+    console.print(f"run directory: {result.run_dir}", soft_wrap=True)
+    html_path = result.run_dir / "report.html"
+    write_report_html(result.report, html_path)
+    for path in (*result.report_paths, html_path):
+        console.print(f"report: {path}", soft_wrap=True)
+    _record_in_store(result.report, f"demo-{persona.value}", database_url)
+    if result.exit_code is ExitCode.INTERRUPTED:
+        raise typer.Exit(ExitCode.INTERRUPTED)
+
+
+def _record_in_store(report: Report, agent_id: str, database_url: str | None) -> None:
+    """Record the scan as evidence in the trust store and print the agent's trust score."""
+    store = open_store(database_url, upgrade=True)
+    try:
+        recorded = record_report(
+            store, report.model_dump(mode="json"), agent_id=agent_id, now=datetime.now(UTC)
+        )
+    finally:
+        store.close()
+    where = shown_database_url(database_url)
+    console.print(f"trust store: {where}", soft_wrap=True)
+    if recorded is None:
+        console.print(f"trust score of {agent_id}: no evidence yet")
+        return
+    score = recorded.score
+    console.print(
+        f"trust score of {agent_id}: {score.composite} / 1000, tier {score.tier} "
+        f"({score.coverage.covered_count} of {score.coverage.total} dimensions covered)",
+        soft_wrap=True,
+    )
+    for reason in score.reasons:
+        console.print(f"  - {reason}", soft_wrap=True)
+    if recorded.pending_review is not None:
+        console.print("a swing of over 200 points awaits review: trustprobe reviews list")
+    console.print(f"history: trustprobe trust history --agent {agent_id}", soft_wrap=True)
