@@ -44,7 +44,7 @@ from trustprobe.store import (
     open_store,
 )
 from trustprobe.store.chains import GENESIS, evidence_envelope, link_hash, sha256_hex
-from trustprobe.store.engine import write_transaction
+from trustprobe.store.database import write_transaction
 from trustprobe.store.evidence import (
     _append_evidence,
     _Prepared,

@@ -5,7 +5,7 @@ imports this package. Results equal the in-process ones exactly (docs/distribute
 """
 
 from trustprobe.distributed.cluster import dask_client
-from trustprobe.distributed.engine import (
+from trustprobe.distributed.sharded import (
     DistributedRunError,
     ShardedRun,
     score_shards,

@@ -10,7 +10,7 @@ from typing import Final
 import dask
 from distributed import Client, LocalCluster
 
-from trustprobe.distributed.engine import DistributedRunError
+from trustprobe.distributed.sharded import DistributedRunError
 
 CONNECT_TIMEOUT_S: Final = 30
 """How long to wait for a scheduler to answer, and for it to have at least one worker."""

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from trustprobe.detectors import RulePack
 from trustprobe.distributed.cluster import dask_client
-from trustprobe.distributed.engine import score_shards
+from trustprobe.distributed.sharded import score_shards
 from trustprobe.distributed.shards import expand_shards
 from trustprobe.distributed.trust import on_cluster
 from trustprobe.probes import Probe

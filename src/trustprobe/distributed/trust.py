@@ -14,7 +14,7 @@ from distributed import Client
 from distributed.scheduler import KilledWorker
 from sqlalchemy.exc import SQLAlchemyError
 
-from trustprobe.distributed.engine import DistributedRunError
+from trustprobe.distributed.sharded import DistributedRunError
 from trustprobe.store import StoreError
 from trustprobe.store.recompute import Agent, PartitionMap, PartitionScore, PartitionTask
 

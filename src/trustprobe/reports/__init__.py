@@ -2,8 +2,8 @@
 
 from trustprobe.reports.build import build_report
 from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
+from trustprobe.reports.loading import read_report, read_report_pair
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
-from trustprobe.reports.reading import read_report, read_report_pair
 from trustprobe.reports.render import print_summary, render_markdown
 from trustprobe.reports.writers import gate_exit_code, report_json, write_report_json
 

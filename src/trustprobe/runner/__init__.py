@@ -1,7 +1,7 @@
 """The async scan engine: concurrency, pacing, retries, a crash-safe journal, and resume."""
 
 from trustprobe.runner.config import ConfigFile, ScanConfig, build_scan_config, merge_config
-from trustprobe.runner.engine import (
+from trustprobe.runner.dispatch import (
     Case,
     ProgressListener,
     RunOutcome,

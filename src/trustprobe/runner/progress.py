@@ -19,7 +19,7 @@ from rich.progress import (
 from rich.text import Text
 
 from trustprobe.responses import Response
-from trustprobe.runner.engine import ProgressListener
+from trustprobe.runner.dispatch import ProgressListener
 
 
 class _RateColumn(ProgressColumn):

@@ -23,7 +23,7 @@ from trustprobe.reports import (
 )
 from trustprobe.responses import Response
 from trustprobe.runner.config import ScanConfig
-from trustprobe.runner.engine import ProgressListener, RunOutcome, plan_cases, run_cases
+from trustprobe.runner.dispatch import ProgressListener, RunOutcome, plan_cases, run_cases
 from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
 from trustprobe.runner.manifest import (
     CaseCounts,

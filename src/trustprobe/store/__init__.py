@@ -1,7 +1,7 @@
 """The trust store: evidence log, score history with anomaly review, keys, hash chains."""
 
 from trustprobe.store.chains import GENESIS
-from trustprobe.store.engine import create_store_engine
+from trustprobe.store.database import create_store_engine
 from trustprobe.store.errors import (
     NotFoundError,
     ReviewClosedError,

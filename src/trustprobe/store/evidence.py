@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.formats import sha256_hex
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
-from trustprobe.store.engine import chunks, member_of, write_transaction
+from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.history import Rescore, append_transitions
 from trustprobe.store.keys import ensure_organisation

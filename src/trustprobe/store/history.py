@@ -16,7 +16,7 @@ from trustprobe.store.chains import (
     review_seal,
     transition_envelope,
 )
-from trustprobe.store.engine import chunks, member_of, read_transaction
+from trustprobe.store.database import chunks, member_of, read_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import (
     AgentScore,

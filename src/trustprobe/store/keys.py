@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Row, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.errors import InputError
-from trustprobe.store.engine import read_transaction, write_transaction
+from trustprobe.store.database import read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import ApiKeyInfo, CreatedApiKey, Principal, Scope
 from trustprobe.store.schema import ApiKeyRow, OrganisationRow

@@ -10,7 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from trustprobe.store.engine import write_transaction
+from trustprobe.store.database import write_transaction
 from trustprobe.store.errors import SchemaOutOfDateError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"

@@ -20,7 +20,7 @@ from typing import Final
 
 from sqlalchemy import Connection, select
 
-from trustprobe.store.engine import create_store_engine, read_transaction, write_transaction
+from trustprobe.store.database import create_store_engine, read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.evidence import agent_evidence, last_evidence_seqs, lock_organisation
 from trustprobe.store.history import Rescore, append_transitions

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
-from trustprobe.store.engine import write_transaction
+from trustprobe.store.database import write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
 from trustprobe.store.history import canonical_score

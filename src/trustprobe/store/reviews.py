@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from trustprobe.errors import InputError
-from trustprobe.store.engine import read_transaction, write_transaction
+from trustprobe.store.database import read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError, ReviewClosedError
 from trustprobe.store.evidence import lock_organisation
 from trustprobe.store.history import close_review, review_from_row, review_query

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from trustprobe.store.engine import create_store_engine
+from trustprobe.store.database import create_store_engine
 from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.location import resolve_database_url
 from trustprobe.store.migration import require_current_schema, upgrade_database

@@ -16,7 +16,7 @@ from trustprobe.store.chains import (
     review_seal,
     transition_envelope,
 )
-from trustprobe.store.engine import read_transaction
+from trustprobe.store.database import read_transaction
 from trustprobe.store.models import ChainBreak, ChainHead, VerifyReport
 from trustprobe.store.schema import (
     AgentRow,

@@ -9,6 +9,12 @@ from trustprobe.trust.batch import EvidenceTable, compute_trust_scores
 from trustprobe.trust.composite import compute_trust_score, tier_for
 from trustprobe.trust.config import TrustConfig, load_trust_config
 from trustprobe.trust.decay import decayed_score
+from trustprobe.trust.dimension_scores import (
+    OPERATIONAL_FUNCTIONS,
+    DimensionReading,
+    ItemReading,
+    item_reading,
+)
 from trustprobe.trust.dimensions import (
     DIMENSION_WEIGHTS,
     DIMENSIONS,
@@ -37,12 +43,6 @@ from trustprobe.trust.from_report import (
     report_digest,
 )
 from trustprobe.trust.jury import JuryVerdict, jury_verdict
-from trustprobe.trust.readings import (
-    OPERATIONAL_FUNCTIONS,
-    DimensionReading,
-    ItemReading,
-    item_reading,
-)
 from trustprobe.trust.score import (
     CoverageSummary,
     DimensionScore,

@@ -26,9 +26,9 @@ from trustprobe.trust.composite import (
 )
 from trustprobe.trust.config import TrustConfig
 from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
+from trustprobe.trust.dimension_scores import item_reading
 from trustprobe.trust.dimensions import DIMENSIONS
 from trustprobe.trust.evidence import Evidence
-from trustprobe.trust.readings import item_reading
 from trustprobe.trust.score import TrustScore
 from trustprobe.trust.weights import WeightSet
 

@@ -11,9 +11,14 @@ from datetime import UTC, datetime
 from trustprobe.errors import InputError
 from trustprobe.trust.config import TrustConfig
 from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
+from trustprobe.trust.dimension_scores import (
+    DimensionReading,
+    ItemReading,
+    combine_readings,
+    item_reading,
+)
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence
-from trustprobe.trust.readings import DimensionReading, ItemReading, combine_readings, item_reading
 from trustprobe.trust.score import (
     CoverageSummary,
     DimensionScore,
