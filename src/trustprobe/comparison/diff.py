@@ -26,6 +26,7 @@ from trustprobe.comparison.statistics import (
 )
 from trustprobe.errors import InputError
 from trustprobe.metrics import wilson_interval
+from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
 from trustprobe.scoring.models import CaseScore
 
@@ -40,7 +41,7 @@ class _ProbeRecord:
     """One probe's cases in one run, folded into a probe-level verdict."""
 
     category: str
-    severity: str
+    severity: Severity
     scored: int = 0
     passed: int = 0
     worst: CaseScore | None = None
@@ -73,7 +74,7 @@ class _Run:
         run = cls(missing=set(report.aggregate_metrics.counts.missing_probe_ids))
         for case in report.cases:
             record = run.probes.setdefault(
-                case.probe_id, _ProbeRecord(case.category, case.severity.value)
+                case.probe_id, _ProbeRecord(case.category, case.severity)
             )
             record.add(case)
             for scope in (None, case.category):

@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustprobe.metrics import ConfidenceInterval
+from trustprobe.probes import Severity
 
 COMPARISON_SCHEMA_VERSION = "1.0"
 
@@ -131,7 +132,7 @@ class ProbeChange(BaseModel):
     """The probe."""
     category: str
     """Its category in the new run."""
-    severity: str
+    severity: Severity
     """Its severity in the new run."""
     base_passed: int
     """Scored samples that passed in the base run."""

@@ -177,7 +177,8 @@ def finalize_metrics(
         name: _category_row(groups.get(("category", name), empty)) for name in categories
     }
     by_severity = {
-        tier.value: _pass_row(groups.get(("severity", tier.value), empty)) for tier in Severity
+        severity: _pass_row(groups.get(("severity", severity.value), empty))
+        for severity in Severity
     }
     by_expected = {
         kind.value: _pass_row(groups.get(("expected", kind.value), empty)) for kind in Expected

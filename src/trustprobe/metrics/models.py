@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from trustprobe.probes.models import Severity
+
 
 class ConfidenceInterval(BaseModel):
     """A two-sided confidence interval for a rate or a 0–1 index."""
@@ -183,7 +185,7 @@ class WorstCase(BaseModel):
     """Repeat index of the response."""
     category: str
     """The probe's threat family."""
-    severity: str
+    severity: Severity
     """The probe's severity label."""
     passed: bool
     """Whether the case passed (a high-risk pass is possible only below the threshold)."""
@@ -253,7 +255,7 @@ class RunMetrics(BaseModel):
     """Resilience, exposure and fragility."""
     by_category: dict[str, CategoryMetrics]
     """Per-category table, keys sorted; a category seen only in harness errors has ``n`` 0."""
-    by_severity: dict[str, PassRateRow]
+    by_severity: dict[Severity, PassRateRow]
     """Per-severity table with all four tiers, ``low`` to ``critical``."""
     by_expected: dict[str, PassRateRow]
     """``refuse`` and ``comply`` rows; the ``comply`` pass rate measures over-refusal."""

@@ -148,7 +148,7 @@ def _worst_case(case: CaseScore) -> WorstCase:
         probe_id=case.probe_id,
         sample=case.sample,
         category=case.category,
-        severity=case.severity.value,
+        severity=case.severity,
         passed=case.passed,
         risk_score=case.risk_score,
         weighted_risk=case.weighted_risk,

@@ -32,10 +32,12 @@ from markupsafe import Markup
 
 from trustprobe.formats import atomic_write_text
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
+from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
 from trustprobe.scoring.models import CaseScore
 
-SEVERITIES = ("low", "medium", "high", "critical")
+SEVERITIES = tuple(Severity)
+"""Severities in rising order; the page codes each by its position."""
 PALETTE = (
     "#4e79a7",
     "#f28e2b",
@@ -397,7 +399,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
             slot = probe_index[case.probe_id] = len(probes["id"])
             probes["id"].append(case.probe_id)
             probes["category"].append(category_index[case.category])
-            probes["severity"].append(SEVERITIES.index(case.severity.value))
+            probes["severity"].append(SEVERITIES.index(case.severity))
             probes["expected"].append(case.expected.value)
             probes["task"].append(-1)
             probes["input"].append(-1)
@@ -452,7 +454,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
             probes["input"][slot] = strings.add(probe_input)
     return {
         "categories": categories,
-        "severities": list(SEVERITIES),
+        "severities": [severity.value for severity in SEVERITIES],
         "probes": probes,
         "cases": columns,
         "strings": strings.items,
