@@ -11,8 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from trustprobe import __version__
+from trustprobe.errors import TrustprobeError
 from trustprobe.service.auth import PrincipalCache
-from trustprobe.service.errors import handle_http_error, handle_validation_error
+from trustprobe.service.errors import (
+    handle_http_error,
+    handle_trustprobe_error,
+    handle_validation_error,
+)
 from trustprobe.service.limits import BodySizeLimit, RateLimiter
 from trustprobe.service.routes import build_router
 from trustprobe.service.settings import ServiceSettings
@@ -55,5 +60,6 @@ def create_app(
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_exception_handler(StarletteHTTPException, handle_http_error)
     app.add_exception_handler(RequestValidationError, handle_validation_error)
+    app.add_exception_handler(TrustprobeError, handle_trustprobe_error)
     app.include_router(build_router(clock))
     return app

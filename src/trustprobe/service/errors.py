@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from trustprobe.errors import InputError
+from trustprobe.errors import InputError, TrustprobeError
+from trustprobe.store import NotFoundError, ReviewClosedError, SchemaOutOfDateError
 
 _CODES = {
     400: "bad_request",
@@ -147,3 +148,21 @@ async def handle_validation_error(_request: Request, exc: Exception) -> JSONResp
 def input_error_detail(exc: InputError) -> ErrorDetail:
     """Turn an :class:`InputError` from the library into a detail."""
     return ErrorDetail(index=exc.line, field=exc.field, message=exc.message)
+
+
+STATUSES: tuple[tuple[type[TrustprobeError], int], ...] = (
+    (NotFoundError, 404),
+    (ReviewClosedError, 409),
+    (SchemaOutOfDateError, 503),
+    (InputError, 422),
+    (TrustprobeError, 500),
+)
+"""Most specific first; the first class a library error is an instance of decides its status."""
+
+
+async def handle_trustprobe_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Render an error the library raised on purpose with its status from :data:`STATUSES`."""
+    assert isinstance(exc, TrustprobeError)
+    status = next(code for kind, code in STATUSES if isinstance(exc, kind))
+    details = [input_error_detail(exc)] if isinstance(exc, InputError) else []
+    return error_response(status, str(exc), details=details)

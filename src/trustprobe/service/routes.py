@@ -17,11 +17,9 @@ from trustprobe.store import (
     EvidenceSource,
     HistoryPage,
     IngestResult,
-    NotFoundError,
     Principal,
     ReportIngestResult,
     Review,
-    ReviewClosedError,
     ReviewStatus,
     Scope,
     TrustStore,
@@ -72,10 +70,6 @@ def _render(model: BaseModel) -> Response:
     # The model is already the declared response model: serialise it once, in pydantic's
     # Rust serializer, instead of FastAPI's validate → dict → json.dumps round trip.
     return Response(model.model_dump_json(), media_type="application/json")
-
-
-def _not_found(exc: NotFoundError) -> ServiceError:
-    return ServiceError(404, str(exc))
 
 
 def build_router(clock: Callable[[], datetime]) -> APIRouter:
@@ -142,10 +136,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         principal: Annotated[Principal, Depends(require(Scope.READ))],
     ) -> Response:
         """Return the canonical score: the last committed or approved transition."""
-        try:
-            found = canonical_score(store, organisation=principal.organisation, agent_id=agent_id)
-        except NotFoundError as exc:
-            raise _not_found(exc) from exc
+        found = canonical_score(store, organisation=principal.organisation, agent_id=agent_id)
         return _render(found)
 
     @router.get(
@@ -163,16 +154,13 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         before: Annotated[int | None, Query(ge=1, le=2**62)] = None,
     ) -> Response:
         """Return a page of transitions; follow ``next_before`` for older ones."""
-        try:
-            page = score_history(
-                store,
-                organisation=principal.organisation,
-                agent_id=agent_id,
-                limit=limit or request.app.state.settings.history_page_size,
-                before=before,
-            )
-        except NotFoundError as exc:
-            raise _not_found(exc) from exc
+        page = score_history(
+            store,
+            organisation=principal.organisation,
+            agent_id=agent_id,
+            limit=limit or request.app.state.settings.history_page_size,
+            before=before,
+        )
         return _render(page)
 
     @router.get(
@@ -196,20 +184,15 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
             store: Store,
             principal: Annotated[Principal, Depends(require(Scope.REVIEW))],
         ) -> Review:
-            try:
-                return decide_review(
-                    store,
-                    review_id,
-                    organisation=principal.organisation,
-                    approve=approve,
-                    reviewer=principal.actor,
-                    reason=decision.reason,
-                    now=clock(),
-                )
-            except NotFoundError as exc:
-                raise _not_found(exc) from exc
-            except ReviewClosedError as exc:
-                raise ServiceError(409, str(exc)) from exc
+            return decide_review(
+                store,
+                review_id,
+                organisation=principal.organisation,
+                approve=approve,
+                reviewer=principal.actor,
+                reason=decision.reason,
+                now=clock(),
+            )
 
         return route
 
