@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -158,14 +159,26 @@ def test_bad_input_gives_the_in_process_error_and_no_file(
 
 
 def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int], None]:
-    """A progress hook that SIGKILLs a worker process holding tasks, once."""
+    """A progress hook that SIGKILLs, once, the worker the scheduler says runs a block task.
+
+    It waits for the scheduler to assign a ``trustprobe-block-*`` task rather than guessing
+    from timing, so a loaded machine delays the kill instead of killing an idle worker.
+    """
     pids: dict[str, int] = client.run(os.getpid)
 
+    def holder_of_a_block() -> str | None:
+        for worker, keys in client.processing().items():
+            if any(str(key).startswith("trustprobe-block-") for key in keys):
+                return str(worker)
+        return None
+
     def progress(done: int, total: int) -> None:
-        if killed:
+        if killed or done == total:
             return
-        busy = [worker for worker, keys in client.processing().items() if keys]
-        victim = busy[0] if busy else next(iter(pids))
+        deadline = time.monotonic() + 60
+        while (victim := holder_of_a_block()) is None:
+            assert time.monotonic() < deadline, "no worker was assigned a block within 60 s"
+            time.sleep(0.01)
         os.kill(pids[victim], signal.SIGKILL)
         killed.append(pids[victim])
 
