@@ -5,14 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 XSTEST_CSV = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "data"
-    / "xstest-dev"
-    / "xstest_v2_completions_llama2new.csv"
+    Path(__file__).resolve().parent / "data" / "xstest" / "xstest_v2_completions_llama2new.csv"
 )
-"""The XSTest development set: 450 human-labelled completions of one model."""
+"""The XSTest development set (vendored, CC BY 4.0): 450 human-labelled completions of one model."""
 
 CATEGORIES = (
     "prompt_injection",

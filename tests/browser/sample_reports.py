@@ -1,6 +1,6 @@
 """Real reports for the HTML, browser and comparison tests, built by the real pipeline.
 
-Probes and responses come from the XSTest development set in ``../shared/data`` (human-labelled
+Probes and responses come from the XSTest development set in ``tests/data/xstest`` (human-labelled
 completions of one model), plus a handful of hostile probes whose responses try to run script
 in the report page.
 """

@@ -1,7 +1,7 @@
 """450 real responses scored exactly as the straightforward scorer of commit 57ae374 scored them.
 
 ``golden_xstest_cases.jsonl`` holds the verdict fields of every XSTest response (the texts stay
-in ``../shared/data``), each under a probe built by :func:`golden_probe` so that every branch
+in ``tests/data/xstest``), each under a probe built by :func:`golden_probe` so that every branch
 of the formula occurs: both ``expected`` values, all categories and severities, planted unsafe
 and safe signals, and each ``refusal_required`` setting. The scorer has been optimised since
 (shared RE2 pass, reused verdicts, cases built from a template); these tests hold it to the
