@@ -69,7 +69,7 @@ from trustprobe.observability import (
     fit_sample_size,
 )
 from trustprobe.probes import Probe
-from trustprobe.reports import Report, build_report
+from trustprobe.reports import Report, build_provenance
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import ScoringConfig
 
@@ -411,11 +411,8 @@ def score_shards(
     shards = expand_shards(responses)
     scoring = scoring or ScoringConfig()
     detector = Detector.from_packs(rule_packs)
-    # The provenance comes from build_report itself (with no responses), so it cannot drift;
-    # the same call validates min_cases and worst_n.
-    head = build_report(
+    provenance = build_provenance(
         probes,
-        [],
         detector=detector,
         scoring=scoring,
         config=config,
@@ -424,6 +421,12 @@ def score_shards(
         min_cases=min_cases,
         seed=seed,
         worst_n=worst_n,
+    )
+    head = Report(
+        provenance=provenance,
+        cases=[],
+        aggregate_metrics=finalize_metrics(MetricsPartial(worst_n)),
+        observability=None,
     )
     token = uuid.uuid4().hex[:12]
     plan = _plan(client, probes, shards, seed=seed, block_records=block_records, token=token)

@@ -1,6 +1,6 @@
 """Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
-from trustprobe.reports.build import build_report
+from trustprobe.reports.build import build_provenance, build_report
 from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
 from trustprobe.reports.loading import read_report, read_report_pair
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
@@ -12,6 +12,7 @@ __all__ = [
     "Provenance",
     "Report",
     "SCHEMA_VERSION",
+    "build_provenance",
     "build_report",
     "gate_exit_code",
     "print_summary",

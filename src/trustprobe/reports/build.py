@@ -37,16 +37,57 @@ def build_report(
     """
     check_known_probes(responses, {p.id for p in probes})
     scoring = scoring or ScoringConfig()
+    provenance = build_provenance(
+        probes,
+        detector=detector,
+        scoring=scoring,
+        config=config,
+        created_at=created_at,
+        sources=sources,
+        min_cases=min_cases,
+        seed=seed,
+        worst_n=worst_n,
+    )
     cases = Scorer(detector, scoring).score_all(probes, responses)
     answered = {r.probe_id for r in responses}
     missing = [p.id for p in probes if p.id not in answered]
+    return Report(
+        provenance=provenance,
+        cases=cases,
+        aggregate_metrics=aggregate_metrics(cases, missing_probe_ids=missing, worst_n=worst_n),
+        observability=build_observability(cases, min_cases=min_cases, seed=seed),
+        warnings=list(warnings),
+    )
+
+
+def build_provenance(
+    probes: Sequence[Probe],
+    *,
+    detector: Detector,
+    scoring: ScoringConfig,
+    config: Mapping[str, Any] | None = None,
+    created_at: datetime | None = None,
+    sources: Mapping[str, Sequence[str]] | None = None,
+    min_cases: int = 5,
+    seed: int = 0,
+    worst_n: int = 10,
+) -> Provenance:
+    """What a report was made from and with: tool, probe set, rules and every setting in force.
+
+    Raises:
+        ValueError: ``min_cases`` is below 1 or ``worst_n`` is negative.
+    """
+    if min_cases < 1:
+        raise ValueError(f"min_cases must be >= 1, got {min_cases}")
+    if worst_n < 0:
+        raise ValueError(f"worst_n must be >= 0, got {worst_n}")
     settings: dict[str, Any] = {
         "scoring": scoring.model_dump(mode="json"),
         "observability": {"min_cases": min_cases, "seed": seed},
         "worst_n": worst_n,
     }
     settings.update(config or {})
-    provenance = Provenance(
+    return Provenance(
         tool_version=__version__,
         created_at=created_at or datetime.now(UTC),
         probe_set_hash=probe_set_hash(probes),
@@ -55,11 +96,4 @@ def build_report(
         rule_packs=list(detector.pack_names),
         config=settings,
         sources={k: list(v) for k, v in (sources or {}).items()},
-    )
-    return Report(
-        provenance=provenance,
-        cases=cases,
-        aggregate_metrics=aggregate_metrics(cases, missing_probe_ids=missing, worst_n=worst_n),
-        observability=build_observability(cases, min_cases=min_cases, seed=seed),
-        warnings=list(warnings),
     )
