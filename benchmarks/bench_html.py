@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.shared_data import CHROMIUM, CHROMIUM_ARGS, XSTEST_CSV
+from tests.shared_data import CHROMIUM_ARGS, XSTEST_CSV, find_chromium
 
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
@@ -91,8 +91,11 @@ def browser_times(path: Path) -> tuple[float, float]:
 
     loads: list[float] = []
     rendered: list[float] = []
+    chromium = find_chromium()
+    if chromium is None:
+        raise SystemExit("Chromium is needed for the browser figures: apt-get install chromium")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         try:
             for _ in range(REPEATS):
                 page = browser.new_page(viewport={"width": 1360, "height": 900})

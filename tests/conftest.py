@@ -37,3 +37,19 @@ def xstest_rows() -> list[LabelledResponse]:
     from trustprobe.detectors.evaluate import read_labelled_csv
 
     return read_labelled_csv(XSTEST_CSV)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs PostgreSQL or a browser, so ``-m`` can select or leave them.
+
+    Derived from what a test uses (the PostgreSQL backend parameter or schema, the browser
+    fixture) rather than written on each test, so a new test cannot forget its marker.
+    """
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        params = set(map(str, callspec.params.values())) if callspec is not None else set()
+        if "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if "postgresql" in params or "migrated_postgresql" in fixtures:
+            item.add_marker(pytest.mark.postgres)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 XSTEST_CSV = (
@@ -24,6 +25,16 @@ CATEGORIES = (
 
 CHROMIUM = Path("/usr/bin/chromium")
 """Debian's Chromium, which the browser tests and the HTML benchmark drive headless."""
+
+
+def find_chromium() -> Path | None:
+    """Debian's Chromium if installed, else the first ``chromium`` on PATH, else ``None``."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    found = shutil.which("chromium")
+    return Path(found) if found else None
+
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -1,39 +1,33 @@
 """Real headless Chromium (Debian's package) driven through Playwright's Python API.
 
-Without Chromium the browser tests skip with a reason; under ``CI=true`` they fail instead,
-so a CI image that lost its browser cannot pass by skipping.
+Without Chromium the browser tests skip with a reason; under CI they fail instead (see
+``tests/guards.py``), so a CI image that lost its browser cannot pass by skipping.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tests.shared_data import CHROMIUM, CHROMIUM_ARGS
+from tests.guards import unavailable
+from tests.shared_data import CHROMIUM, CHROMIUM_ARGS, find_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: browser tests may not skip)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")  # the sync API keeps an event loop running while open
 def browser() -> Iterator[object]:
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
-        _unavailable(f"Chromium not found at {CHROMIUM}")
+    chromium = find_chromium()
+    if chromium is None:
+        unavailable(f"Chromium not found at {CHROMIUM} or on PATH")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("the playwright package is not installed")
+        unavailable("the playwright package is not installed")
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        instance = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         try:
             yield instance
         finally:

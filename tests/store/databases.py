@@ -2,13 +2,12 @@
 
 PostgreSQL runs on 127.0.0.1:5432 with trust auth (database ``test``). Each test gets its own
 uniquely named schema, dropped afterwards. Locally an unreachable server skips those tests with
-the reason; under ``CI=true`` it fails them instead. Twin stores with the same evidence, and
-their full history rows, let tests compare two ways of appending the same scores.
+the reason; under CI it fails them instead (``tests/guards.py``). Twin stores with the same
+evidence, and their full history rows, let tests compare two ways of appending the same scores.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -17,10 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import OperationalError
 
+from tests.guards import unavailable
 from trustprobe.store import EvidenceSource, TrustStore, ingest_evidence, open_store
 from trustprobe.store.schema import ReviewRow, TransitionRow
 from trustprobe.trust import Evidence
@@ -56,9 +55,7 @@ def require_postgres() -> str:
     url = postgres_admin_url()
     if url is None:
         reason = f"PostgreSQL is not reachable on {POSTGRES_HOST} (database {POSTGRES_DATABASE!r})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must run the PostgreSQL tests")
-        pytest.skip(reason)
+        unavailable(reason)
     return url
 
 
