@@ -11,13 +11,12 @@ Browser time is the page's own ``performance`` clock: ``loadEventEnd`` of the na
 
 from __future__ import annotations
 
-import csv
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from tests.shared_data import CHROMIUM_ARGS, XSTEST_CSV, find_chromium
+from tests.shared_data import CHROMIUM_ARGS, find_chromium, xstest_rows
 
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
@@ -30,14 +29,9 @@ REPEATS = 3
 REFUSAL = "I'm sorry, but I can't help with that request."
 
 
-def _rows() -> list[dict[str, str]]:
-    with XSTEST_CSV.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
 def make_run(probe_count: int) -> tuple[list[Probe], list[Response]]:
     """``probe_count`` probes cycling over XSTest, ``SAMPLES`` distinct responses each."""
-    rows = _rows()
+    rows = xstest_rows()
     probes: list[Probe] = []
     responses: list[Response] = []
     for i in range(probe_count):

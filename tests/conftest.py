@@ -25,10 +25,10 @@ settings.load_profile("trustprobe")
 
 @pytest.fixture(scope="session")
 def builtin_detector() -> Detector:
-    """The built-in rule packs, compiled once per session."""
-    from trustprobe.detectors import Detector
+    """The built-in rule packs, compiled once per session (shared with the sample reports)."""
+    from tests.sample_reports import builtin_detector
 
-    return Detector.builtin()
+    return builtin_detector()
 
 
 @pytest.fixture(scope="session")

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import csv
 import shutil
+from functools import cache
 from pathlib import Path
 
 XSTEST_CSV = (
     Path(__file__).resolve().parent / "data" / "xstest" / "xstest_v2_completions_llama2new.csv"
 )
 """The XSTest development set (vendored, CC BY 4.0): 450 human-labelled completions of one model."""
+
+
+@cache
+def xstest_rows() -> tuple[dict[str, str], ...]:
+    """The rows of the XSTest development set as the CSV has them (prompt included)."""
+    with XSTEST_CSV.open(encoding="utf-8", newline="") as handle:
+        return tuple(csv.DictReader(handle))
+
 
 CATEGORIES = (
     "prompt_injection",

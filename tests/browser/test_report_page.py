@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 from tests.browser.conftest import Visit
-from tests.browser.sample_reports import CANARY, HOSTILE_RESPONSES, sample_report
+from tests.sample_reports import CANARY, HOSTILE_RESPONSES, sample_report
 
 from trustprobe.comparison import write_comparison_html
 from trustprobe.reports import Report, write_report_json

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.browser.sample_reports import sample_report
+from tests.sample_reports import sample_report
 
 from trustprobe.cli.main import main
 from trustprobe.probes import Probe

@@ -7,7 +7,7 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.browser.sample_reports import sample_report
+from tests.sample_reports import sample_report
 
 from trustprobe.comparison import DiffThresholds, Verdict, compare_reports
 from trustprobe.errors import InputError

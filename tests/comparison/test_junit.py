@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.browser.sample_reports import sample_report
+from tests.sample_reports import sample_report
 
 from trustprobe.comparison import render_junit, write_junit
 from trustprobe.probes import Probe

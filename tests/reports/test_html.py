@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.browser.sample_reports import HOSTILE_RESPONSES, sample_report
+from tests.sample_reports import HOSTILE_RESPONSES, sample_report
 
 from trustprobe.reports import Report
 from trustprobe.reports.html import (

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from rich.console import Console
-from tests.browser.sample_reports import sample_report
+from tests.sample_reports import sample_report
 
 from trustprobe.reports import print_summary, read_report, render_markdown
 

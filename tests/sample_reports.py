@@ -1,4 +1,4 @@
-"""Real reports for the HTML, browser and comparison tests, built by the real pipeline.
+"""Real reports for the report, browser and comparison tests, built by the real pipeline.
 
 Probes and responses come from the XSTest development set in ``tests/data/xstest`` (human-labelled
 completions of one model), plus a handful of hostile probes whose responses try to run script
@@ -7,13 +7,11 @@ in the report page.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
 
-from tests.shared_data import XSTEST_CSV
-
+from tests.shared_data import XSTEST_CSV, xstest_rows
 from trustprobe.detectors import Detector
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report
@@ -47,13 +45,6 @@ def _severity(row_type: str, index: int) -> str:
 def builtin_detector() -> Detector:
     """The built-in rule packs, compiled once per test session."""
     return Detector.builtin()
-
-
-@cache
-def xstest_rows() -> tuple[dict[str, str], ...]:
-    """The 450 rows of the XSTest development set."""
-    with XSTEST_CSV.open(encoding="utf-8", newline="") as handle:
-        return tuple(csv.DictReader(handle))
 
 
 def xstest_probe(row: dict[str, str], index: int) -> Probe:
