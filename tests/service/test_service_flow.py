@@ -311,3 +311,14 @@ def test_openapi_schema_documents_models_and_bearer_auth(client: httpx.Client) -
     }
     assert score["security"] == [{"HTTPBearer": []}]
     assert {"401", "403", "404", "429"} <= set(score["responses"])
+
+
+@pytest.mark.parametrize("review_id", [2**31, 2**62, 10**30])
+def test_a_review_id_beyond_the_key_range_is_refused_not_a_server_error(
+    client: httpx.Client, keys: Keys, review_id: int
+) -> None:
+    answer = client.post(
+        f"/v1/reviews/{review_id}/approve", json={"reason": "r"}, headers=bearer(keys.review)
+    )
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "invalid_input"

@@ -57,7 +57,9 @@ class ReviewDecision(BaseModel):
 
 Store = Annotated[TrustStore, Depends(get_store)]
 AgentId = Annotated[str, Path(min_length=1, max_length=200, description="The agent's id.")]
-ReviewId = Annotated[int, Path(ge=1, le=2**62, description="The review's id.")]
+# Review ids are 32-bit integer keys on every backend (PostgreSQL's INTEGER): a larger one
+# names no review, and is refused before it reaches the database.
+ReviewId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The review's id.")]
 
 Responses = dict[int | str, dict[str, Any]]
 _AUTH: Responses = {401: {"model": ApiError}, 403: {"model": ApiError}, 429: {"model": ApiError}}
