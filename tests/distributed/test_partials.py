@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.metrics.conftest import build_case
 from tests.observability.conftest import TEXTS
 from tests.observability.conftest import build_case as build_geometry_case
+from tests.sample_reports import build_case
 from trustprobe.metrics import (
     Distribution,
     aggregate_metrics,

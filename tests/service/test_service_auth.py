@@ -7,16 +7,18 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.sample_reports import report_of
 from tests.service.conftest import NOW, Keys, bearer
 from tests.service.live import serve
 from tests.store.records import eval_record
 from trustprobe.service import ServiceSettings
 from trustprobe.store import Scope, TrustStore, create_api_key, revoke_api_key
 
+EMPTY_REPORT = report_of([]).model_dump(mode="json")
 # (method, path template, json body, scope it needs)
 ROUTES: list[tuple[str, str, Any, str]] = [
     ("POST", "/v1/evidence", [], "write"),
-    ("POST", "/v1/reports", {"agent_id": "{agent}", "report": {"cases": []}}, "write"),
+    ("POST", "/v1/reports", {"agent_id": "{agent}", "report": EMPTY_REPORT}, "write"),
     ("GET", "/v1/agents/{agent}/score", None, "read"),
     ("GET", "/v1/agents/{agent}/history", None, "read"),
     ("GET", "/v1/reviews?status=pending", None, "review"),

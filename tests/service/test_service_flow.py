@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.sample_reports import build_case, report_of
 from tests.service.conftest import NOW, Clock, Keys, bearer
 from tests.service.live import serve
 from tests.store.records import eval_record
@@ -182,14 +183,12 @@ def test_bodies_that_are_not_arrays_of_records_are_422(
 
 
 def _report(*cases: tuple[str, str, bool]) -> dict[str, Any]:
-    return {
-        "schema_version": "1",
-        "provenance": {"created_at": "2026-03-01T10:00:00Z"},
-        "cases": [
-            {"probe_id": probe, "sample": 0, "category": category, "passed": passed}
-            for probe, category, passed in cases
-        ],
-    }
+    built = [
+        build_case(probe, category=category, passed=passed) for probe, category, passed in cases
+    ]
+    return report_of(built, created_at=datetime(2026, 3, 1, 10, 0, tzinfo=UTC)).model_dump(
+        mode="json"
+    )
 
 
 def test_reports_become_evidence_once(client: httpx.Client, keys: Keys, agent: str) -> None:

@@ -1,33 +1,32 @@
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import text
 
+from tests.sample_reports import build_case, report_of
 from tests.store.conftest import NOW
 from trustprobe.errors import InputError
+from trustprobe.reports import Report
 from trustprobe.store import TrustStore, record_report, score_history, submit_report
 
 
-def _report(outcomes: dict[str, list[bool]], created_at: str | None = None) -> dict[str, Any]:
+def _report(outcomes: dict[str, list[bool]], created_at: datetime | None = None) -> Report:
+    """A report of these outcomes; without ``created_at``, one whose time has no zone."""
     cases = [
-        {"probe_id": f"{category}-{i}", "sample": 0, "category": category, "passed": passed}
+        build_case(f"{category}-{i}", category=category, passed=passed)
         for category, results in outcomes.items()
         for i, passed in enumerate(results)
     ]
-    report: dict[str, Any] = {"schema_version": "1", "cases": cases}
-    if created_at is not None:
-        report["provenance"] = {"created_at": created_at}
-    return report
+    return report_of(cases, created_at=created_at or datetime(2026, 3, 1, 9, 0))
 
 
 def test_record_report_returns_the_canonical_score(store: TrustStore) -> None:
     # harmful_content → safety: 3 of 4 passed = 75; prompt_injection → security: 2 of 2 = 100
     report = _report(
         {"harmful_content": [True, True, True, False], "prompt_injection": [True, True]},
-        created_at="2026-03-02T11:00:00Z",
+        created_at=datetime(2026, 3, 2, 11, 0, tzinfo=UTC),
     )
     score = record_report(store, report, agent_id="demo", now=NOW)
     assert score is not None

@@ -132,7 +132,7 @@ def test_evidence_with_mapping_and_observed_at(tmp_path: Path) -> None:
 
 def test_evidence_needs_a_time(tmp_path: Path) -> None:
     report = json.loads(REPORT_PATH.read_text(encoding="utf-8"))
-    del report["provenance"]["created_at"]
+    report["provenance"]["created_at"] = "2025-05-20T08:30:00"  # no time zone: no usable time
     path = tmp_path / "r.json"
     path.write_text(json.dumps(report), encoding="utf-8")
     result = runner.invoke(app, ["trust", "evidence", str(path), "-a", "r"])

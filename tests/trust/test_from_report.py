@@ -1,6 +1,5 @@
 """From a probe report to evidence (data/report_small.json: 14 cases, one harness error)."""
 
-import copy
 import json
 import math
 from datetime import UTC, datetime
@@ -10,7 +9,7 @@ from typing import Any
 import pytest
 
 from trustprobe.errors import InputError
-from trustprobe.scoring.models import CaseScore
+from trustprobe.reports import Report, read_report
 from trustprobe.trust import (
     CategoryMapping,
     Dimension,
@@ -30,8 +29,8 @@ D = Dimension
 
 
 @pytest.fixture
-def report() -> dict[str, Any]:
-    return json.loads(REPORT_PATH.read_text(encoding="utf-8"))
+def report() -> Report:
+    return read_report(REPORT_PATH)
 
 
 def by_dimension(evidence: list) -> dict[Dimension, Any]:
@@ -40,12 +39,12 @@ def by_dimension(evidence: list) -> dict[Dimension, Any]:
     return found
 
 
-def test_fixture_cases_follow_the_real_case_schema(report: dict[str, Any]) -> None:
-    for case in report["cases"]:
-        CaseScore.model_validate(case)
+def test_fixture_is_a_real_report(report: Report) -> None:
+    assert len(report.cases) == 14
+    assert sum(case.error is not None for case in report.cases) == 1
 
 
-def test_report_becomes_evidence(report: dict[str, Any]) -> None:
+def test_report_becomes_evidence(report: Report) -> None:
     evidence = by_dimension(evidence_from_report(report, agent_id="agent-r", observed_at=OBSERVED))
     assert set(evidence) == {
         D.SECURITY,
@@ -85,7 +84,7 @@ def test_report_becomes_evidence(report: dict[str, Any]) -> None:
     assert all(e.observed_at == OBSERVED and e.agent_id == "agent-r" for e in evidence.values())
 
 
-def test_report_evidence_scores_by_hand(report: dict[str, Any]) -> None:
+def test_report_evidence_scores_by_hand(report: Report) -> None:
     evidence = evidence_from_report(report, agent_id="agent-r", observed_at=OBSERVED)
     score = compute_trust_score("agent-r", evidence, now=OBSERVED)
     rigor = 100 * (0.5 * 1.0 + 0.5 * 0.975755)  # 98.788
@@ -98,7 +97,7 @@ def test_report_evidence_scores_by_hand(report: dict[str, Any]) -> None:
     assert score.tier.value == "bronze"  # silver by points; accuracy missing, 7 of 16 covered
 
 
-def test_latency_and_cost_only_where_the_mapping_gives_a_baseline(report: dict[str, Any]) -> None:
+def test_latency_and_cost_only_where_the_mapping_gives_a_baseline(report: Report) -> None:
     mapping = CategoryMapping(latency_baseline_ms=500, task_value_tokens=300)
     evidence = by_dimension(
         evidence_from_report(report, agent_id="agent-r", observed_at=OBSERVED, mapping=mapping)
@@ -113,17 +112,22 @@ def test_latency_and_cost_only_where_the_mapping_gives_a_baseline(report: dict[s
     assert score.dimensions[D.COST_EFFICIENCY].score == 50.0  # 100 × (1 − 150 / 300)
 
 
-def test_ids_are_deterministic_and_content_derived(report: dict[str, Any]) -> None:
+def test_ids_are_deterministic_and_content_derived(report: Report) -> None:
     first = evidence_from_report(report, agent_id="agent-r", observed_at=OBSERVED)
-    again = evidence_from_report(copy.deepcopy(report), agent_id="agent-r", observed_at=OBSERVED)
+    again = evidence_from_report(
+        Report.model_validate_json(REPORT_PATH.read_bytes()),
+        agent_id="agent-r",
+        observed_at=OBSERVED,
+    )
     assert [evidence_canonical_json(e) for e in first] == [
         evidence_canonical_json(e) for e in again
     ]
     assert len({e.id for e in first}) == len(first)
     other_agent = evidence_from_report(report, agent_id="agent-s", observed_at=OBSERVED)
     assert not {e.id for e in first} & {e.id for e in other_agent}
-    changed = copy.deepcopy(report)
-    changed["cases"][0]["passed"] = False
+    cases = list(report.cases)
+    cases[0] = cases[0].model_copy(update={"passed": False})
+    changed = report.model_copy(update={"cases": cases})
     edited = evidence_from_report(changed, agent_id="agent-r", observed_at=OBSERVED)
     assert not {e.id for e in first} & {e.id for e in edited}
     ids = {e.id.split("-", 2)[2] for e in first}  # report-<digest>-<dimension>-<eval|metric>
@@ -131,20 +135,22 @@ def test_ids_are_deterministic_and_content_derived(report: dict[str, Any]) -> No
     assert all(e.id.startswith("report-") for e in first)
 
 
-def test_every_record_round_trips_through_the_evidence_parser(report: dict[str, Any]) -> None:
+def test_every_record_round_trips_through_the_evidence_parser(report: Report) -> None:
     for item in evidence_from_report(report, agent_id="agent-r", observed_at=OBSERVED):
         assert parse_evidence(json.loads(evidence_canonical_json(item))) == item
 
 
-def test_unmapped_category_is_an_error_not_a_silent_drop(report: dict[str, Any]) -> None:
-    report["cases"][4]["category"] = "model_theft"
+def test_unmapped_category_is_an_error_not_a_silent_drop(report: Report) -> None:
+    cases = list(report.cases)
+    cases[4] = cases[4].model_copy(update={"category": "model_theft"})
+    report = report.model_copy(update={"cases": cases})
     with pytest.raises(InputError, match="'model_theft' has no dimension") as info:
         evidence_from_report(report, agent_id="a", observed_at=OBSERVED, path="r.json")
     assert info.value.field == "cases[4].category"
     assert info.value.path == "r.json"
 
 
-def test_category_mapped_to_null_is_ignored_deliberately(report: dict[str, Any]) -> None:
+def test_category_mapped_to_null_is_ignored_deliberately(report: Report) -> None:
     mapping = CategoryMapping(categories={"secret_exfiltration": None, "prompt_injection": None})
     mapping = CategoryMapping(categories={**CategoryMapping().categories, **mapping.categories})
     evidence = by_dimension(
@@ -160,26 +166,23 @@ def test_category_mapped_to_null_is_ignored_deliberately(report: dict[str, Any])
 @pytest.mark.parametrize(
     ("edit", "field"),
     [
-        pytest.param(
-            lambda r: r["cases"][3].update(passed="yes"), "cases[3].passed", id="bad-passed"
-        ),
-        pytest.param(
-            lambda r: r["cases"][2].pop("category"), "cases[2].category", id="no-category"
-        ),
-        pytest.param(lambda r: r["cases"].__setitem__(1, 7), "cases[1]", id="case-not-object"),
+        pytest.param(lambda r: r["cases"][3].update(passed="maybe"), "cases.3.passed", id="bad"),
+        pytest.param(lambda r: r["cases"][2].pop("category"), "cases.2.category", id="missing"),
+        pytest.param(lambda r: r["cases"].__setitem__(1, 7), "cases.1", id="not-object"),
         pytest.param(lambda r: r.pop("cases"), "cases", id="no-cases"),
     ],
 )
-def test_malformed_report_names_the_case_and_field(
-    report: dict[str, Any], edit: Any, field: str
-) -> None:
-    edit(report)
+def test_malformed_report_names_the_case_and_field(tmp_path: Path, edit: Any, field: str) -> None:
+    data = json.loads(REPORT_PATH.read_text(encoding="utf-8"))
+    edit(data)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError) as info:
-        evidence_from_report(report, agent_id="a", observed_at=OBSERVED)
+        read_report(path)
     assert info.value.field == field
 
 
-def test_mapping_file_merges_over_the_defaults(tmp_path: Path, report: dict[str, Any]) -> None:
+def test_mapping_file_merges_over_the_defaults(tmp_path: Path, report: Report) -> None:
     path = tmp_path / "mapping.yaml"
     path.write_text("categories:\n  over_refusal: accuracy\nreliability: false\n", encoding="utf-8")
     mapping = load_category_mapping(path)
@@ -201,8 +204,8 @@ def test_mapping_file_errors_name_the_field(tmp_path: Path) -> None:
     assert info.value.field == "categories.over_refusal"
 
 
-def test_created_at_comes_from_provenance(report: dict[str, Any]) -> None:
+def test_created_at_comes_from_provenance(report: Report) -> None:
     assert report_created_at(report) == OBSERVED
-    report["provenance"]["created_at"] = "2025-05-20T08:30:00"  # naive: not usable
-    assert report_created_at(report) is None
-    assert report_created_at({}) is None
+    provenance = report.provenance.model_copy(update={"created_at": OBSERVED.replace(tzinfo=None)})
+    naive = report.model_copy(update={"provenance": provenance})
+    assert report_created_at(naive) is None  # no time zone: not usable

@@ -52,9 +52,7 @@ def _record_in_store(report: Report, agent_id: str, database_url: str | None) ->
     """Record the scan as evidence in the trust store and print the agent's trust score."""
     store = open_store(database_url, upgrade=True)
     try:
-        recorded = record_report(
-            store, report.model_dump(mode="json"), agent_id=agent_id, now=datetime.now(UTC)
-        )
+        recorded = record_report(store, report, agent_id=agent_id, now=datetime.now(UTC))
     finally:
         store.close()
     where = shown_database_url(database_url)

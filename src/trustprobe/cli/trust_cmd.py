@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +13,7 @@ from rich.table import Table
 from trustprobe.cli.console import console
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
+from trustprobe.reports import read_report
 from trustprobe.trust import (
     TrustScore,
     compute_trust_score,
@@ -149,14 +149,7 @@ def evidence(
     ] = None,
 ) -> None:
     """Turn a probe report into evidence records (JSONL)."""
-    try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=report) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON: {exc}", path=report) from exc
-    if not isinstance(data, dict):
-        raise InputError("a report is a JSON object", path=report)
+    data = read_report(report)
     if observed_at is not None:
         moment = parse_moment(observed_at, "--observed-at")
     else:

@@ -7,9 +7,10 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 from trustprobe.errors import InputError
+from trustprobe.reports import SCHEMA_VERSION, Report
 from trustprobe.service.auth import get_store, require
 from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
 from trustprobe.store import (
@@ -40,10 +41,22 @@ class ReportSubmission(BaseModel):
 
     agent_id: str = Field(min_length=1, max_length=200)
     """The agent the report is about."""
-    report: dict[str, Any]
-    """The report JSON exactly as ``trustprobe score`` wrote it."""
+    report: Report
+    """The report JSON exactly as ``trustprobe score`` or ``scan`` wrote it."""
     observed_at: AwareDatetime | None = None
     """When the probes ran; default: the report's creation time, else the time of receipt."""
+
+
+    @field_validator("report", mode="before")
+    @classmethod
+    def _supported_version(cls, value: Any) -> Any:
+        version = value.get("schema_version") if isinstance(value, dict) else None
+        if version is not None and version != SCHEMA_VERSION:
+            raise ValueError(
+                f"report schema version {version} is not supported (this service reads"
+                f" {SCHEMA_VERSION})"
+            )
+        return value
 
 
 class ReviewDecision(BaseModel):

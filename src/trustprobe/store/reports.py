@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from trustprobe.reports import Report
 from trustprobe.store.database import write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
@@ -35,7 +34,7 @@ def _existing_run(
 
 def submit_report(
     store: TrustStore,
-    report: Mapping[str, Any],
+    report: Report,
     *,
     agent_id: str,
     organisation: str,
@@ -62,14 +61,13 @@ def submit_report(
             run_id = existing[0]
         else:
             agent_pk = ensure_agents(connection, organisation_id, [agent_id], now=now)[agent_id]
-            schema_version = report.get("schema_version")
             run_id = connection.execute(
                 insert(ProbeRunRow).returning(ProbeRunRow.id),
                 {
                     "organisation_id": organisation_id,
                     "agent_pk": agent_pk,
                     "report_sha256": digest,
-                    "schema_version": None if schema_version is None else str(schema_version)[:40],
+                    "schema_version": report.schema_version[:40],
                     "observed_at": observed,
                     "evidence_count": len(evidence),
                     "source": source.value,
@@ -97,7 +95,7 @@ def submit_report(
 
 def record_report(
     store: TrustStore,
-    report_dict: Mapping[str, Any],
+    report: Report,
     *,
     agent_id: str,
     now: datetime,
@@ -108,7 +106,7 @@ def record_report(
     ``None`` when the report yielded no evidence and the agent has no score yet. The score
     returned is the canonical one: an anomalous swing shows as ``pending_review`` instead.
     """
-    submit_report(store, report_dict, agent_id=agent_id, organisation=organisation, now=now)
+    submit_report(store, report, agent_id=agent_id, organisation=organisation, now=now)
     try:
         return canonical_score(store, organisation=organisation, agent_id=agent_id)
     except NotFoundError:

@@ -6,17 +6,19 @@ import json
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import yaml
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex, validation_error_to_input_error
+from trustprobe.reports import Report
+from trustprobe.scoring import CaseScore
 from trustprobe.trust.dimensions import Dimension
 from trustprobe.trust.evidence import EvalEvidence, Evidence, OperationalEvidence
 
@@ -60,21 +62,6 @@ class CategoryMapping(BaseModel):
     """Tokens a case is worth; when set, emit costEfficiency from mean tokens per case."""
 
 
-class _ReportCase(BaseModel):
-    """The fields of a report case the mapping reads (the rest is not needed here)."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    probe_id: str
-    sample: int = 0
-    category: str
-    passed: bool | None
-    error: str | None = None
-    latency_ms: float | None = Field(default=None, ge=0)
-    input_tokens: int | None = Field(default=None, ge=0)
-    output_tokens: int | None = Field(default=None, ge=0)
-
-
 def load_category_mapping(path: str | Path) -> CategoryMapping:
     """Read a mapping file (JSON or YAML); its ``categories`` are merged over the defaults."""
     source = Path(path)
@@ -98,44 +85,24 @@ def load_category_mapping(path: str | Path) -> CategoryMapping:
         raise validation_error_to_input_error(exc, path=source, line=None) from exc
 
 
-_AWARE = TypeAdapter(AwareDatetime)
-
-
-def report_created_at(report: Mapping[str, Any]) -> datetime | None:
-    """Return the report's ``provenance.created_at`` when it is an aware RFC 3339 time."""
-    provenance = report.get("provenance")
-    if not isinstance(provenance, Mapping):
+def report_created_at(report: Report) -> datetime | None:
+    """The report's ``provenance.created_at`` in UTC, or ``None`` when it has no time zone."""
+    created = report.provenance.created_at
+    if created.tzinfo is None or created.utcoffset() is None:
         return None
-    try:
-        return _AWARE.validate_python(provenance.get("created_at")).astimezone(UTC)
-    except ValidationError:
-        return None
+    return created.astimezone(UTC)
 
 
-def report_digest(report: Mapping[str, Any]) -> str:
-    """SHA-256 of the report's canonical JSON: what the store dedupes runs by and ids grow from."""
-    return sha256_hex(canonical_json(report))
+def report_digest(report: Report) -> str:
+    """SHA-256 of the report's canonical JSON: what the store dedupes runs by and ids grow from.
+
+    Taken over the report as validated (``model_dump``), so the same report gives the same
+    digest however its file was spaced or its keys ordered.
+    """
+    return sha256_hex(canonical_json(report.model_dump(mode="json")))
 
 
-def _cases(report: Mapping[str, Any], path: str | Path | None) -> list[_ReportCase]:
-    raw = report.get("cases")
-    if not isinstance(raw, list):
-        raise InputError("a report needs a 'cases' list", path=path, field="cases")
-    cases = []
-    for index, item in enumerate(raw):
-        if not isinstance(item, Mapping):
-            raise InputError("a case must be an object", path=path, field=f"cases[{index}]")
-        try:
-            cases.append(_ReportCase.model_validate(item))
-        except ValidationError as exc:
-            inner = validation_error_to_input_error(exc, path=path, line=None)
-            raise InputError(
-                inner.message, path=path, field=f"cases[{index}].{inner.field}"
-            ) from exc
-    return cases
-
-
-def _eval_rigor(cases: list[_ReportCase], mapping: CategoryMapping) -> tuple[float, float] | None:
+def _eval_rigor(cases: Sequence[CaseScore], mapping: CategoryMapping) -> tuple[float, float] | None:
     """Coverage and normalised entropy of the mapped categories present, or ``None``."""
     known = sorted(c for c, d in mapping.categories.items() if d is not None)
     counts = Counter(c.category for c in cases if mapping.categories.get(c.category) is not None)
@@ -150,7 +117,7 @@ def _eval_rigor(cases: list[_ReportCase], mapping: CategoryMapping) -> tuple[flo
 
 
 def evidence_from_report(
-    report: Mapping[str, Any],
+    report: Report,
     *,
     agent_id: str,
     observed_at: datetime,
@@ -166,7 +133,7 @@ def evidence_from_report(
     mapping = mapping or CategoryMapping()
     if observed_at.tzinfo is None or observed_at.utcoffset() is None:
         raise InputError("observed_at must be timezone-aware", field="observed_at")
-    cases = _cases(report, path)
+    cases = report.cases
     for index, case in enumerate(cases):
         if case.category not in mapping.categories:
             raise InputError(
