@@ -321,3 +321,22 @@ def test_a_review_id_beyond_the_key_range_is_refused_not_a_server_error(
     )
     assert answer.status_code == 422
     assert answer.json()["code"] == "invalid_input"
+
+
+def test_a_report_is_validated_whole_and_by_version(
+    client: httpx.Client, keys: Keys, agent: str
+) -> None:
+    report = _report(("p1", "harmful_content", True))
+    report["cases"][0]["passed"] = "maybe"
+    bad = client.post(
+        "/v1/reports", json={"agent_id": agent, "report": report}, headers=bearer(keys.write)
+    )
+    assert bad.status_code == 422
+    assert bad.json()["details"][0]["field"] == "report.cases.0.passed"
+    future = {**_report(("p1", "harmful_content", True)), "schema_version": "9.0"}
+    refused = client.post(
+        "/v1/reports", json={"agent_id": agent, "report": future}, headers=bearer(keys.write)
+    )
+    assert refused.status_code == 422
+    assert "schema version 9.0" in refused.json()["details"][0]["message"]
+    assert client.get(f"/v1/agents/{agent}/score", headers=bearer(keys.read)).status_code == 404
