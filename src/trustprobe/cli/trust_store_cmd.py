@@ -47,7 +47,9 @@ def record(
     lines: list[int] = []
     for row in read_jsonl(evidence):
         if row.repaired_utf8:
-            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+            raise InputError(
+                "invalid UTF-8 or a lone UTF-16 surrogate", path=row.path, line=row.line
+            )
         records.append(parse_evidence(row.data, path=row.path, line=row.line))
         lines.append(row.line)
     with cli_store(database_url) as store:

@@ -6,6 +6,7 @@ from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, rea
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
+from trustprobe.formats.text import repair_strings, replace_lone_surrogates
 from trustprobe.formats.validation import validation_error_to_input_error
 from trustprobe.formats.yaml_file import read_yaml
 
@@ -23,6 +24,8 @@ __all__ = [
     "open_records",
     "read_jsonl",
     "read_yaml",
+    "repair_strings",
+    "replace_lone_surrogates",
     "row_group_block_starts",
     "sha256_hex",
     "validation_error_to_input_error",

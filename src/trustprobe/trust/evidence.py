@@ -264,7 +264,9 @@ def load_evidence(path: str | Path) -> list[Evidence]:
     seen: dict[str, tuple[int, Evidence]] = {}
     for row in read_jsonl(path):
         if row.repaired_utf8:
-            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+            raise InputError(
+                "invalid UTF-8 or a lone UTF-16 surrogate", path=row.path, line=row.line
+            )
         record = parse_evidence(row.data, path=row.path, line=row.line)
         first = seen.get(record.id)
         if first is not None:
