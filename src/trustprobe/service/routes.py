@@ -7,10 +7,11 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from trustprobe.errors import InputError
-from trustprobe.service.auth import get_store, require
+from trustprobe.formats import Identifier, StorableText, check_identifier
+from trustprobe.service.auth import get_store, require, scope_extra
 from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
 from trustprobe.store import (
     AgentScore,
@@ -30,7 +31,7 @@ from trustprobe.store import (
     score_history,
     submit_report,
 )
-from trustprobe.trust import Evidence
+from trustprobe.trust import Evidence, ObservedAt
 
 
 class ReportSubmission(BaseModel):
@@ -38,11 +39,11 @@ class ReportSubmission(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agent_id: str = Field(min_length=1, max_length=200)
+    agent_id: Identifier
     """The agent the report is about."""
     report: dict[str, Any]
     """The report JSON exactly as ``trustprobe score`` wrote it."""
-    observed_at: AwareDatetime | None = None
+    observed_at: ObservedAt | None = None
     """When the probes ran; default: the report's creation time, else the time of receipt."""
 
 
@@ -51,12 +52,16 @@ class ReviewDecision(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S")
+    reason: StorableText = Field(min_length=1, max_length=2000, pattern=r"\S")
     """Why; kept with the review forever."""
 
 
 Store = Annotated[TrustStore, Depends(get_store)]
-AgentId = Annotated[str, Path(min_length=1, max_length=200, description="The agent's id.")]
+AgentId = Annotated[
+    str,
+    Path(min_length=1, max_length=200, description="The agent's id."),
+    AfterValidator(check_identifier),
+]
 ReviewId = Annotated[int, Path(ge=1, le=2**62, description="The review's id.")]
 
 Responses = dict[int | str, dict[str, Any]]
@@ -81,6 +86,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=IngestResult,
         responses={**_AUTH, **_BODY},
         summary="Send a JSON array of evidence records",
+        openapi_extra=scope_extra(Scope.WRITE),
     )
     def post_evidence(
         records: Annotated[list[Evidence], Body()],
@@ -101,6 +107,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=ReportIngestResult,
         responses={**_AUTH, **_BODY},
         summary="Send a probe report; it is converted to evidence",
+        openapi_extra=scope_extra(Scope.WRITE),
     )
     def post_report(
         submission: ReportSubmission,
@@ -129,6 +136,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=AgentScore,
         responses={**_AUTH, **_404},
         summary="The agent's canonical score, with its explanation and any pending review",
+        openapi_extra=scope_extra(Scope.READ),
     )
     def get_score(
         agent_id: AgentId,
@@ -144,6 +152,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=HistoryPage,
         responses={**_AUTH, **_404, 422: {"model": ApiError}},
         summary="The agent's score transitions, newest first",
+        openapi_extra=scope_extra(Scope.READ),
     )
     def get_history(
         request: Request,
@@ -168,6 +177,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=list[Review],
         responses={**_AUTH, 422: {"model": ApiError}},
         summary="Reviews of anomalous transitions",
+        openapi_extra=scope_extra(Scope.REVIEW),
     )
     def get_reviews(
         store: Store,
@@ -203,6 +213,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=Review,
         responses={**_AUTH, **_BODY, **_404, **_409},
         summary="Approve a pending review: its transition becomes canonical",
+        openapi_extra=scope_extra(Scope.REVIEW),
         name="approve_review",
     )
     router.add_api_route(
@@ -212,6 +223,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=Review,
         responses={**_AUTH, **_BODY, **_404, **_409},
         summary="Reject a pending review: its transition is kept but never canonical",
+        openapi_extra=scope_extra(Scope.REVIEW),
         name="reject_review",
     )
     return router
