@@ -43,6 +43,7 @@ class InputError(TrustprobeError, ValueError):
         line: int | None = None,
         field: str | None = None,
         row: int | None = None,
+        index: int | None = None,
     ) -> None:
         self.message = message
         self.path = str(path) if path is not None else None
@@ -50,6 +51,8 @@ class InputError(TrustprobeError, ValueError):
         self.row = row
         """1-based row number, for tabular inputs (Parquet) that have rows, not lines."""
         self.field = field
+        self.index = index
+        """0-based position of the record in a batch that has no lines (an API request body)."""
         super().__init__(self.location() + message)
 
     def location(self) -> str:
@@ -61,6 +64,8 @@ class InputError(TrustprobeError, ValueError):
             parts.append(f"line {self.line}")
         elif self.row is not None:
             parts.append(f"row {self.row}")
+        elif self.index is not None:
+            parts.append(f"record {self.index}")
         if self.field:
             parts.append(f"field '{self.field}'")
         return ": ".join(parts) + (": " if parts else "")

@@ -17,7 +17,7 @@ def test_loads_and_flags_invalid_utf8_and_duplicates(tmp_path: Path) -> None:
     assert [r.probe_id for r in loaded.responses] == ["a", "b"]
     assert loaded.responses[1].response == "caf\ufffd \ufffd"
     assert loaded.warnings == [
-        f"{path}:3: invalid UTF-8 replaced with U+FFFD",
+        f"{path}:3: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
         f"{path}:4: duplicate response for probe 'a' sample 0 ignored (first at {path}:1)",
     ]
 

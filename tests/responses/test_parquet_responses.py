@@ -69,7 +69,7 @@ def test_mixed_inputs_keep_file_order_and_warn_with_rows_and_lines(tmp_path: Pat
     ]
     assert loaded.warnings == [
         f"{second}: row 2: duplicate response for probe 'p' sample 0 ignored (first at {first}:1)",
-        f"{second}: row 3: invalid UTF-8 replaced with U+FFFD",
+        f"{second}: row 3: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
         f"{second}: row 4: duplicate response for probe 'q' sample 0 ignored"
         f" (first at {second}: row 1)",
         f"{third}:1: duplicate response for probe 'q' sample 1 ignored (first at {second}: row 3)",

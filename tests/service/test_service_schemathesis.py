@@ -28,7 +28,12 @@ EXAMPLES_PER_OPERATION = 40
 @pytest.fixture(scope="module")
 def base_url(store: TrustStore, clock: Clock) -> Iterator[str]:
     # A generous rate limit: this module tests the schema, test_service_flow the limiter.
-    generous = ServiceSettings(rate_limit_per_second=10_000, rate_limit_burst=10_000)
+    generous = ServiceSettings(
+        rate_limit_per_second=10_000,
+        rate_limit_burst=10_000,
+        anonymous_rate_limit_per_second=10_000,
+        anonymous_rate_limit_burst=10_000,
+    )
     with serve(store, generous) as url:
         yield url
 

@@ -30,7 +30,7 @@ from trustprobe.store import (
     score_history,
 )
 from trustprobe.store.recompute import AGENTS_PER_PARTITION
-from trustprobe.trust import Evidence, parse_evidence
+from trustprobe.trust import Evidence, check_observed_in_time, parse_evidence
 
 EVIDENCE_OPTION = typer.Option(..., "--evidence", "-e", help="Evidence JSONL file.")
 ORG_OPTION = typer.Option(DEFAULT_ORGANISATION, "--org", help="Organisation the agents belong to.")
@@ -47,15 +47,19 @@ def record(
     lines: list[int] = []
     for row in read_jsonl(evidence):
         if row.repaired_utf8:
-            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+            raise InputError(
+                "invalid UTF-8 or a lone UTF-16 surrogate", path=row.path, line=row.line
+            )
         records.append(parse_evidence(row.data, path=row.path, line=row.line))
         lines.append(row.line)
+    now = datetime.now(UTC)
+    check_observed_in_time(records, now=now, path=evidence, lines=lines)
     with cli_store(database_url) as store:
         result = ingest_evidence(
             store,
             records,
             organisation=org,
-            now=datetime.now(UTC),
+            now=now,
             source=EvidenceSource.CLI,
             positions=lines,
         )

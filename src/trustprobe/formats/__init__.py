@@ -6,24 +6,40 @@ from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, rea
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
+from trustprobe.formats.text import (
+    Identifier,
+    StorableText,
+    check_identifier,
+    check_storable,
+    repair_strings,
+    replace_lone_surrogates,
+)
+from trustprobe.formats.times import utc_text
 from trustprobe.formats.validation import validation_error_to_input_error
 from trustprobe.formats.yaml_file import read_yaml
 
 __all__ = [
+    "Identifier",
     "JsonLine",
     "JsonlFile",
     "PARQUET_SUFFIX",
     "ParquetFile",
     "Record",
     "RecordFile",
+    "StorableText",
     "atomic_write_bytes",
     "atomic_write_text",
     "canonical_json",
+    "check_identifier",
+    "check_storable",
     "decode_jsonl_line",
     "open_records",
     "read_jsonl",
     "read_yaml",
+    "repair_strings",
+    "replace_lone_surrogates",
     "row_group_block_starts",
     "sha256_hex",
+    "utc_text",
     "validation_error_to_input_error",
 ]

@@ -11,6 +11,7 @@ from typing import Any, BinaryIO
 
 from trustprobe.errors import InputError
 from trustprobe.formats.record_file import Record, RecordFile
+from trustprobe.formats.text import may_hold_surrogate_escape, repair_strings
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class JsonLine:
     line: int
     data: dict[str, Any]
     repaired_utf8: bool
-    """True when invalid UTF-8 bytes on this line were replaced with U+FFFD."""
+    """True when invalid UTF-8 bytes (or lone surrogate escapes) were replaced with U+FFFD."""
 
 
 class JsonlFile(RecordFile):
@@ -73,10 +74,11 @@ class JsonlFile(RecordFile):
 
 
 def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
-    """Yield each non-blank line of a JSONL file as an object.
+    r"""Yield each non-blank line of a JSONL file as an object.
 
-    Invalid UTF-8 is replaced rather than fatal (agents emit garbage; we keep the rest of the
-    line and flag it). A line that is not a JSON object raises :class:`InputError`.
+    Invalid UTF-8 and lone UTF-16 surrogate escapes (``"\ud800"``) are replaced rather than
+    fatal (agents emit garbage; we keep the rest of the line and flag it). A line that is not
+    a JSON object raises :class:`InputError`.
     """
     name = str(path)
     for record in JsonlFile(path).records():
@@ -99,6 +101,8 @@ def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any
         repaired = True
     try:
         data = json.loads(text)
+    except RecursionError as exc:
+        raise InputError("nested too deeply to read", path=name, line=number) from exc
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not valid JSON ({exc.msg} at column {exc.colno})", path=name, line=number
@@ -107,4 +111,7 @@ def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any
         raise InputError(
             f"expected a JSON object, got {type(data).__name__}", path=name, line=number
         )
+    if may_hold_surrogate_escape(raw):
+        data, surrogates = repair_strings(data)
+        repaired = repaired or surrogates
     return data, repaired

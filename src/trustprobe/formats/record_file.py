@@ -34,7 +34,7 @@ class Record:
     data: dict[str, Any]
     """Its fields; a field that is absent (or a null Parquet cell) is not a key."""
     repaired_utf8: bool
-    """True when invalid UTF-8 in it was replaced with U+FFFD."""
+    """True when invalid UTF-8 (or a lone UTF-16 surrogate) in it was replaced with U+FFFD."""
     complete: bool = True
     """False when only some fields were read (``columns``): ``data`` holds only those."""
 

@@ -27,4 +27,6 @@ def validation_error_to_input_error(
         message = "unknown field"
     elif first["type"] == "missing":
         message = "required field is missing"
+    elif first["type"] == "value_error" and (first.get("ctx") or {}).get("error") is not None:
+        message = str(first["ctx"]["error"])  # without pydantic's "Value error, " prefix
     return InputError(message, path=path, line=line, row=row, field=field)

@@ -37,8 +37,8 @@ def parse_response(file: RecordFile, record: Record) -> Response:
 
 
 def repaired_warning(where: str) -> str:
-    """The warning for a record ``where`` whose invalid UTF-8 was replaced."""
-    return f"{where}: invalid UTF-8 replaced with U+FFFD"
+    """The warning for a record ``where`` whose invalid UTF-8 or lone surrogates were replaced."""
+    return f"{where}: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD"
 
 
 def duplicate_warning(where: str, probe_id: str, sample: int, first: str) -> str:

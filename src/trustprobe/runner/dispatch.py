@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from trustprobe.formats import replace_lone_surrogates
 from trustprobe.probes import Probe
 from trustprobe.responses import Response
 from trustprobe.runner.journal import ResponseJournal
@@ -75,6 +76,8 @@ class RunOutcome:
     """Requests sent, retries included."""
     interrupted: bool = False
     """Whether ``stop`` ended the run before every case finished."""
+    repaired: tuple[tuple[str, int], ...] = ()
+    """Cases whose answer held lone UTF-16 surrogates, replaced with U+FFFD."""
 
     @property
     def error_count(self) -> int:
@@ -88,6 +91,7 @@ class _Tally:
     responses: int = 0
     attempts: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    repaired: list[tuple[str, int]] = field(default_factory=list)
 
 
 async def run_cases(
@@ -130,10 +134,14 @@ async def run_cases(
                 # A bug in an adapter or agent still ends the case in a record, never a crash.
                 error = TargetFailed(f"{type(exc).__name__}: {exc}")
             else:
+                # The agent's text enters here: a lone surrogate could not be journalled.
+                text, repaired = replace_lone_surrogates(reply.text)
+                if repaired:
+                    tally.repaired.append(case.key)
                 return Response(
                     probe_id=case.probe.id,
                     sample=case.sample,
-                    response=reply.text,
+                    response=text,
                     latency_ms=round((time.perf_counter() - started) * 1000.0, 3),
                     input_tokens=reply.input_tokens,
                     output_tokens=reply.output_tokens,
@@ -149,7 +157,7 @@ async def run_cases(
                     probe_id=case.probe.id,
                     sample=case.sample,
                     error=error.error_class,
-                    error_detail=detail,
+                    error_detail=replace_lone_surrogates(detail)[0],
                 )
             attempt += 1
             await sleep(decision.delay)
@@ -200,4 +208,5 @@ async def run_cases(
         errors=dict(sorted(tally.errors.items())),
         attempts=tally.attempts,
         interrupted=interrupted,
+        repaired=tuple(tally.repaired),
     )

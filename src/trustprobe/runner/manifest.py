@@ -52,6 +52,8 @@ class RunStatus(StrEnum):
     """Every planned case has its record."""
     INTERRUPTED = "interrupted"
     """Stopped by Ctrl-C; resume it to run the rest."""
+    FAILED = "failed"
+    """Stopped by an error, which was reported; resume it once the cause is fixed."""
 
 
 class CaseCounts(BaseModel):

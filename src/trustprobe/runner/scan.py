@@ -238,6 +238,33 @@ async def _run_session(
     stop: asyncio.Event | None,
     now: Callable[[], datetime],
 ) -> ScanResult:
+    """Run a session; an error on the way still leaves ``run.json`` final (``failed``)."""
+    try:
+        return await _session(
+            config, probes, run_dir, manifest, target, done=done, warnings=warnings,
+            detector=detector, progress=progress, stop=stop, now=now,
+        )  # fmt: skip
+    except Exception:
+        write_manifest(
+            run_dir, manifest.model_copy(update={"status": RunStatus.FAILED, "ended_at": now()})
+        )
+        raise
+
+
+async def _session(
+    config: ScanConfig,
+    probes: list[Probe],
+    run_dir: Path,
+    manifest: RunManifest,
+    target: Target,
+    *,
+    done: set[tuple[str, int]],
+    warnings: list[str],
+    detector: Detector,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
     files = RunFiles(run_dir)
     journal_path = files.responses
     cases = plan_cases(probes, config.samples, done=done)
@@ -271,6 +298,11 @@ async def _run_session(
         }
     )
     notes = [*warnings, *contents.warnings]
+    notes.extend(
+        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
+        "replaced with U+FFFD"
+        for probe_id, sample in outcome.repaired
+    )
     if counts.not_run:
         notes.append(
             f"{counts.not_run} of {counts.planned} cases have no record yet "

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from trustprobe import __version__
 from trustprobe.errors import TrustprobeError
-from trustprobe.service.auth import PrincipalCache
+from trustprobe.service.auth import Gatekeeper, PrincipalCache
 from trustprobe.service.errors import (
     handle_http_error,
     handle_trustprobe_error,
@@ -56,10 +56,16 @@ def create_app(
     app.state.settings = settings
     app.state.store = active
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
+    app.state.anonymous_limiter = RateLimiter(
+        settings.anonymous_rate_limit_per_second, settings.anonymous_rate_limit_burst
+    )
     app.state.principals = PrincipalCache(settings.auth_cache_seconds)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    router = build_router(clock)
+    # Outermost: no body is read before the gatekeeper admits the request.
+    app.add_middleware(Gatekeeper, fastapi=app, routes=router.routes)
     app.add_exception_handler(StarletteHTTPException, handle_http_error)
     app.add_exception_handler(RequestValidationError, handle_validation_error)
     app.add_exception_handler(TrustprobeError, handle_trustprobe_error)
-    app.include_router(build_router(clock))
+    app.include_router(router)
     return app

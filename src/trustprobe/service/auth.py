@@ -1,4 +1,4 @@
-"""Bearer-key authentication, per-key rate limiting and scope checks, as route dependencies."""
+"""Bearer-key authentication, rate limiting and scope checks, done before a body is read."""
 
 from __future__ import annotations
 
@@ -6,14 +6,19 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import Annotated
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.routing import BaseRoute, Match
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
 
-from trustprobe.service.errors import ServiceError
+from trustprobe.service.errors import ServiceError, error_response
 from trustprobe.store import Principal, Scope, TrustStore, authenticate
 
 bearer = HTTPBearer(
@@ -75,45 +80,117 @@ async def get_store(request: Request) -> TrustStore:
     return store
 
 
-def require(scope: Scope) -> Callable[..., Awaitable[Principal]]:
-    """Build a dependency that admits a valid, not rate-limited key holding ``scope``."""
+REQUIRED_SCOPE = "x-required-scope"
+"""OpenAPI extension naming the scope a route needs; :class:`Gatekeeper` reads it."""
 
-    async def dependency(
-        request: Request,
-        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> Principal:
-        if credentials is None:
-            raise ServiceError(
-                401,
-                "missing API key: send the header 'Authorization: Bearer <key>' with a key "
-                "made by `trustprobe keys create`",
-                headers=_CHALLENGE,
-            )
-        key = credentials.credentials
-        cache: PrincipalCache = request.app.state.principals
-        principal = cache.get(key)
-        if principal is None:
-            store: TrustStore = request.app.state.store
-            principal = await run_in_threadpool(authenticate, store, key)
-            if principal is None:
-                raise ServiceError(
-                    401, "unknown or revoked API key: check the key you sent", headers=_CHALLENGE
+
+def scope_extra(scope: Scope) -> dict[str, Any]:
+    """A route's ``openapi_extra`` declaring ``scope`` (documented in the OpenAPI schema)."""
+    return {REQUIRED_SCOPE: scope.value}
+
+
+def _bearer_key(headers: Headers) -> str | None:
+    scheme, _, key = headers.get("authorization", "").partition(" ")
+    key = key.strip()
+    return key if scheme.lower() == "bearer" and key else None
+
+
+class Gatekeeper:
+    """ASGI middleware: authenticate, rate-limit and check the scope before any body is read.
+
+    A request to a ``/v1`` route must carry a valid key with the route's scope (the route's
+    :data:`REQUIRED_SCOPE`); otherwise it is answered 401/403/429 here and its body is never
+    read or parsed. Clients without a valid key are rate-limited by address, so they cannot
+    make the server do work outside every limit. Unknown routes pass through (404, 405).
+    """
+
+    def __init__(self, app: ASGIApp, fastapi: FastAPI, routes: Sequence[BaseRoute]) -> None:
+        self.app = app
+        self.fastapi = fastapi
+        self.routes = [route for route in routes if isinstance(route, APIRoute)]
+
+    def _required_scope(self, scope: AsgiScope) -> Scope | None:
+        for route in self.routes:
+            if route.matches(scope)[0] is Match.FULL:
+                required = (route.openapi_extra or {}).get(REQUIRED_SCOPE)
+                return None if required is None else Scope(required)
+        return None
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        """Admit the request, or answer it without reading its body."""
+        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
+            await self.app(scope, receive, send)
+            return
+        required = self._required_scope(scope)
+        if required is not None:
+            try:
+                principal = await self._admit(scope, required)
+            except ServiceError as exc:
+                response = error_response(
+                    exc.status_code, str(exc.detail), headers=dict(exc.headers or {})
                 )
-            cache.put(key, principal)
-        retry_after = request.app.state.rate_limiter.acquire(principal.key_id)
-        if retry_after is not None:
+                await response(scope, receive, send)
+                return
+            scope.setdefault("state", {})["principal"] = principal
+        await self.app(scope, receive, send)
+
+    async def _admit(self, scope: AsgiScope, required: Scope) -> Principal:
+        state = self.fastapi.state
+        key = _bearer_key(Headers(scope=scope))
+        cache: PrincipalCache = state.principals
+        principal = None if key is None else cache.get(key)
+        if key is not None and principal is None:
+            principal = await run_in_threadpool(authenticate, state.store, key)
+            if principal is not None:
+                cache.put(key, principal)
+        if principal is None:
+            client = scope.get("client")
+            _limited(state.anonymous_limiter.acquire(client[0] if client else ""), "address")
+            if key is None:
+                raise ServiceError(
+                    401,
+                    "missing API key: send the header 'Authorization: Bearer <key>' with a key "
+                    "made by `trustprobe keys create`",
+                    headers=_CHALLENGE,
+                )
             raise ServiceError(
-                429,
-                f"rate limit of this API key exceeded; retry after {retry_after} s",
-                headers={"Retry-After": str(retry_after)},
+                401, "unknown or revoked API key: check the key you sent", headers=_CHALLENGE
             )
-        if scope not in principal.scopes:
+        _limited(state.rate_limiter.acquire(principal.key_id), "API key")
+        if required not in principal.scopes:
             held = ", ".join(sorted(s.value for s in principal.scopes))
             raise ServiceError(
                 403,
-                f"this API key lacks the '{scope.value}' scope (it has: {held}); "
-                f"make one with `trustprobe keys create --scopes {scope.value}`",
+                f"this API key lacks the '{required.value}' scope (it has: {held}); "
+                f"make one with `trustprobe keys create --scopes {required.value}`",
             )
+        return principal
+
+
+def _limited(retry_after: int | None, whose: str) -> None:
+    if retry_after is not None:
+        raise ServiceError(
+            429,
+            f"rate limit of this {whose} exceeded; retry after {retry_after} s",
+            headers={"Retry-After": str(retry_after)},
+        )
+
+
+def require(scope: Scope) -> Callable[..., Awaitable[Principal]]:
+    """Build a dependency returning the principal :class:`Gatekeeper` admitted for ``scope``.
+
+    The bearer scheme is declared here so the OpenAPI schema documents it; the checks ran in
+    the middleware, before the body was read.
+    """
+
+    async def dependency(
+        request: Request,
+        _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> Principal:
+        principal = request.scope.get("state", {}).get("principal")
+        if not isinstance(principal, Principal) or scope not in principal.scopes:
+            # Only if a route forgot its scope_extra: fail closed.
+            raise ServiceError(403, f"route not admitted for the '{scope.value}' scope")
         return principal
 
     return dependency

@@ -24,6 +24,7 @@ _CODES = {
     415: "unsupported_media_type",
     422: "invalid_input",
     429: "rate_limited",
+    503: "unavailable",
 }
 _UNION_TAGS = ("eval", "jury", "operational")
 
@@ -129,6 +130,8 @@ def _detail(error: dict[str, Any]) -> ErrorDetail:
         field, message = "kind", "must be one of eval, jury, operational"
     elif isinstance(cause, ValueError) and hasattr(cause, "field"):
         field, message = str(cause.field), str(cause)
+    elif error.get("type") == "value_error" and cause is not None:
+        message = str(cause)  # without pydantic's "Value error, " prefix
     if where != "body" and field is not None:
         field = f"{where}.{field}"
     return ErrorDetail(index=index, field=field, message=message)
@@ -147,7 +150,8 @@ async def handle_validation_error(_request: Request, exc: Exception) -> JSONResp
 
 def input_error_detail(exc: InputError) -> ErrorDetail:
     """Turn an :class:`InputError` from the library into a detail."""
-    return ErrorDetail(index=exc.line, field=exc.field, message=exc.message)
+    index = exc.index if exc.index is not None else exc.line
+    return ErrorDetail(index=index, field=exc.field, message=exc.message)
 
 
 STATUSES: tuple[tuple[type[TrustprobeError], int], ...] = (

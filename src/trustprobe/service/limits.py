@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
@@ -21,30 +21,46 @@ class _Bucket:
 
 
 class RateLimiter:
-    """Token buckets keyed by API key id; thread-safe (routes run in a thread pool)."""
+    """Token buckets keyed by API key id or client address; thread-safe.
+
+    At most ``max_entries`` buckets are kept: past that, buckets idle long enough to be full
+    again are dropped (forgetting them changes nothing), so many addresses cannot grow it.
+    """
 
     def __init__(
-        self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic
+        self,
+        rate: float,
+        burst: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_entries: int = 100_000,
     ) -> None:
         self.rate = rate
         self.burst = burst
+        self.max_entries = max_entries
         self._clock = clock
-        self._buckets: dict[int, _Bucket] = {}
+        self._buckets: dict[Hashable, _Bucket] = {}
         self._lock = threading.Lock()
 
-    def acquire(self, key_id: int) -> int | None:
+    def acquire(self, key: Hashable) -> int | None:
         """Spend one token; ``None`` if allowed, else whole seconds until a token is due."""
         with self._lock:
             now = self._clock()
-            bucket = self._buckets.get(key_id)
+            bucket = self._buckets.get(key)
             if bucket is None:
-                bucket = self._buckets[key_id] = _Bucket(float(self.burst), now)
+                if len(self._buckets) >= self.max_entries:
+                    self._forget_idle(now)
+                bucket = self._buckets[key] = _Bucket(float(self.burst), now)
             bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
             bucket.updated = now
             if bucket.tokens >= 1:
                 bucket.tokens -= 1
                 return None
             return max(1, math.ceil((1 - bucket.tokens) / self.rate))
+
+    def _forget_idle(self, now: float) -> None:
+        refill = self.burst / self.rate
+        self._buckets = {k: b for k, b in self._buckets.items() if now - b.updated < refill}
 
 
 class BodySizeLimit:

@@ -7,11 +7,12 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from trustprobe.errors import InputError
+from trustprobe.formats import Identifier, StorableText, check_identifier
 from trustprobe.reports import SCHEMA_VERSION, Report
-from trustprobe.service.auth import get_store, require
+from trustprobe.service.auth import get_store, require, scope_extra
 from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
 from trustprobe.store import (
     AgentScore,
@@ -31,7 +32,7 @@ from trustprobe.store import (
     score_history,
     submit_report,
 )
-from trustprobe.trust import Evidence
+from trustprobe.trust import Evidence, ObservedAt
 
 
 class ReportSubmission(BaseModel):
@@ -39,11 +40,11 @@ class ReportSubmission(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agent_id: str = Field(min_length=1, max_length=200)
+    agent_id: Identifier
     """The agent the report is about."""
     report: Report
     """The report JSON exactly as ``trustprobe score`` or ``scan`` wrote it."""
-    observed_at: AwareDatetime | None = None
+    observed_at: ObservedAt | None = None
     """When the probes ran; default: the report's creation time, else the time of receipt."""
 
 
@@ -64,12 +65,16 @@ class ReviewDecision(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S")
+    reason: StorableText = Field(min_length=1, max_length=2000, pattern=r"\S")
     """Why; kept with the review forever."""
 
 
 Store = Annotated[TrustStore, Depends(get_store)]
-AgentId = Annotated[str, Path(min_length=1, max_length=200, description="The agent's id.")]
+AgentId = Annotated[
+    str,
+    Path(min_length=1, max_length=200, description="The agent's id."),
+    AfterValidator(check_identifier),
+]
 # Review ids are 32-bit integer keys on every backend (PostgreSQL's INTEGER): a larger one
 # names no review, and is refused before it reaches the database.
 ReviewId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The review's id.")]
@@ -96,6 +101,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=IngestResult,
         responses={**_AUTH, **_BODY},
         summary="Send a JSON array of evidence records",
+        openapi_extra=scope_extra(Scope.WRITE),
     )
     def post_evidence(
         records: Annotated[list[Evidence], Body()],
@@ -116,6 +122,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=ReportIngestResult,
         responses={**_AUTH, **_BODY},
         summary="Send a probe report; it is converted to evidence",
+        openapi_extra=scope_extra(Scope.WRITE),
     )
     def post_report(
         submission: ReportSubmission,
@@ -144,6 +151,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=AgentScore,
         responses={**_AUTH, **_404},
         summary="The agent's canonical score, with its explanation and any pending review",
+        openapi_extra=scope_extra(Scope.READ),
     )
     def get_score(
         agent_id: AgentId,
@@ -159,6 +167,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=HistoryPage,
         responses={**_AUTH, **_404, 422: {"model": ApiError}},
         summary="The agent's score transitions, newest first",
+        openapi_extra=scope_extra(Scope.READ),
     )
     def get_history(
         request: Request,
@@ -183,6 +192,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=list[Review],
         responses={**_AUTH, 422: {"model": ApiError}},
         summary="Reviews of anomalous transitions",
+        openapi_extra=scope_extra(Scope.REVIEW),
     )
     def get_reviews(
         store: Store,
@@ -218,6 +228,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=Review,
         responses={**_AUTH, **_BODY, **_404, **_409},
         summary="Approve a pending review: its transition becomes canonical",
+        openapi_extra=scope_extra(Scope.REVIEW),
         name="approve_review",
     )
     router.add_api_route(
@@ -227,6 +238,7 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         response_model=Review,
         responses={**_AUTH, **_BODY, **_404, **_409},
         summary="Reject a pending review: its transition is kept but never canonical",
+        openapi_extra=scope_extra(Scope.REVIEW),
         name="reject_review",
     )
     return router

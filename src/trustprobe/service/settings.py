@@ -20,6 +20,10 @@ class ServiceSettings(BaseModel):
     """Sustained requests per second allowed per API key."""
     rate_limit_burst: int = Field(default=100, ge=1)
     """Requests a key may make at once before the sustained rate applies."""
+    anonymous_rate_limit_per_second: float = Field(default=5.0, gt=0)
+    """Sustained requests per second per client address without a valid key (answered 401)."""
+    anonymous_rate_limit_burst: int = Field(default=20, ge=1)
+    """Requests without a valid key an address may make at once."""
     auth_cache_seconds: float = Field(default=5.0, ge=0)
     """Seconds a successful key lookup is reused; a revoked key works at most this long (0: off)."""
     history_page_size: int = Field(default=50, ge=1, le=500)

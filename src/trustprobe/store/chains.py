@@ -8,11 +8,11 @@ or reordering a row breaks the link to the next one, which ``db verify`` reports
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False)
 from typing import Any
 
-from trustprobe.formats import canonical_json, sha256_hex
+from trustprobe.formats import canonical_json, sha256_hex, utc_text
 
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first row of every chain."""
@@ -20,7 +20,7 @@ GENESIS = "0" * 64
 
 def timestamp_text(moment: datetime) -> str:
     """Spell a timestamp the one way spelling hashes use: UTC, microseconds, ``Z``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text(moment)
 
 
 def link_hash(prev_hash: str, envelope: dict[str, Any]) -> str:

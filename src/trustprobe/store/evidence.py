@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -13,16 +13,16 @@ from pydantic import TypeAdapter
 from sqlalchemy import Connection, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
-from trustprobe.formats import sha256_hex
+from trustprobe.formats import sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import EvidenceCache
 from trustprobe.store.history import Rescore, append_transitions
 from trustprobe.store.keys import ensure_organisation
-from trustprobe.store.models import EvidenceSource, IngestResult, RecordRejection
+from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
-from trustprobe.trust import Evidence, evidence_canonical_json
+from trustprobe.trust import Evidence, check_observed_in_time, evidence_canonical_json
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,7 @@ def ingest_in_transaction(
     ``cache_updates`` collects the agents' parsed evidence; the caller hands it to
     ``store.evidence_cache.update`` once the transaction has committed (never before).
     """
+    check_observed_in_time(records, now=now)  # before any lock: nothing is stored on error
     organisation_id = lock_organisation(connection, organisation, now=now)
     numbers = list(range(len(records))) if positions is None else list(positions)
     prepared = []
@@ -103,14 +104,20 @@ def ingest_in_transaction(
     stored = _stored_digests(connection, organisation_id, [p.record.id for p in prepared])
     accepted: list[_Prepared] = []
     rejected: list[RecordRejection] = []
-    duplicate = 0
+    ignored: list[RecordNote] = []
     sent: dict[str, _Prepared] = {}
     for item in prepared:
         evidence_id = item.record.id
         earlier = sent.get(evidence_id)
         if evidence_id in stored:
             if stored[evidence_id] == item.digest:
-                duplicate += 1
+                ignored.append(
+                    RecordNote(
+                        index=item.position,
+                        evidence_id=evidence_id,
+                        reason="already stored with identical content (a no-op)",
+                    )
+                )
             else:
                 rejected.append(
                     RecordRejection(
@@ -126,7 +133,14 @@ def ingest_in_transaction(
                 )
         elif earlier is not None:
             if earlier.digest == item.digest:
-                duplicate += 1
+                ignored.append(
+                    RecordNote(
+                        index=item.position,
+                        evidence_id=evidence_id,
+                        reason=f"sent earlier in this batch (record {earlier.position}) with "
+                        "identical content (a no-op)",
+                    )
+                )
             else:
                 rejected.append(
                     RecordRejection(
@@ -141,6 +155,16 @@ def ingest_in_transaction(
         else:
             sent[evidence_id] = item
             accepted.append(item)
+            if item.record.observed_at > now:
+                ignored.append(
+                    RecordNote(
+                        index=item.position,
+                        evidence_id=evidence_id,
+                        reason=f"observed at {utc_text(item.record.observed_at)}, after the "
+                        f"receiver's clock ({utc_text(now)}) but within the allowed skew: stored, "
+                        "and counted by the agent's first score computed after that time",
+                    )
+                )
 
     transitions: list[int] = []
     reviews: list[int] = []
@@ -187,8 +211,9 @@ def ingest_in_transaction(
         reviews = [review for _, review in appended if review is not None]
     return IngestResult(
         accepted=len(accepted),
-        duplicate=duplicate,
+        duplicate=len(prepared) - len(accepted) - len(rejected),
         rejected=rejected,
+        ignored=sorted(ignored, key=lambda note: note.index),
         transitions=transitions,
         pending_reviews=reviews,
     )
@@ -314,8 +339,6 @@ EVIDENCE_COLUMNS = (
     "prev_hash",
     "row_hash",
 )
-# How SQLAlchemy's SQLite DATETIME stores a naive UTC time; the bulk path writes the same text.
-SQLITE_DATETIME = "%Y-%m-%d %H:%M:%S.%f"
 
 
 def _append_evidence(
@@ -348,7 +371,7 @@ def _append_evidence(
     def sqlite_time(moment: datetime) -> str:
         text = spelled.get(moment)
         if text is None:
-            text = spelled[moment] = moment.astimezone(UTC).strftime(SQLITE_DATETIME)
+            text = spelled[moment] = utc_text(moment, separator=" ", zone="")
         return text
 
     received: object = sqlite_time(now) if sqlite_dialect else now

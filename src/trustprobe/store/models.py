@@ -102,8 +102,8 @@ class CreatedApiKey(BaseModel):
     """The stored part."""
 
 
-class RecordRejection(BaseModel):
-    """A record the store refused, and why."""
+class RecordNote(BaseModel):
+    """A record that was not simply stored and counted, and why."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -112,7 +112,11 @@ class RecordRejection(BaseModel):
     evidence_id: str
     """The record's id."""
     reason: str
-    """Why it was refused, in words a person can act on."""
+    """Why, in words a person can act on."""
+
+
+class RecordRejection(RecordNote):
+    """A record the store refused, and why."""
 
 
 class IngestResult(BaseModel):
@@ -126,6 +130,10 @@ class IngestResult(BaseModel):
     """Records already stored with identical content (no-ops)."""
     rejected: list[RecordRejection]
     """Records refused: an id already stored (or sent earlier in the batch) with other content."""
+    ignored: list[RecordNote] = []
+    """Records that change no score now: identical re-sends (the ``duplicate`` ones), and new
+    records observed after the receiver's clock (within the allowed skew), stored but counted
+    only by a score computed after their ``observed_at``."""
     transitions: list[int]
     """Sequence numbers of the score transitions this ingestion appended, one per agent."""
     pending_reviews: list[int]

@@ -2,27 +2,66 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
 from trustprobe.errors import InputError, TrustprobeError
-from trustprobe.formats import canonical_json, read_jsonl
+from trustprobe.formats import Identifier, canonical_json, read_jsonl, utc_text
 from trustprobe.trust.dimensions import Dimension
+
+EARLIEST_OBSERVED_AT: Final = datetime(1970, 1, 1, tzinfo=UTC)
+"""No evidence is older than this: an earlier ``observed_at`` is a mistake (year 999, 0001...)."""
+CLOCK_SKEW: Final = timedelta(minutes=5)
+"""How far after the receiver's clock an ``observed_at`` may lie: clocks of honest senders drift.
+
+Later than ``now + CLOCK_SKEW`` is rejected; within it the record is stored, but a score computed
+before its ``observed_at`` does not count it yet (the ingestion answer says so)."""
+MAX_COUNT: Final = 2**53 - 1
+"""Largest count (``passed``, ``total``, ``actions``...): exact as a float, so sums stay finite."""
+
+
+def _rfc3339_text(value: Any) -> Any:
+    # pydantic would read a number as Unix seconds: the public formats say RFC 3339 only.
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an RFC 3339 date-time string, e.g. 2026-03-01T12:00:00Z")
+    return value
+
+
+def _observed_utc(value: datetime) -> datetime:
+    try:
+        moment = value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise ValueError("lies outside the years 1 to 9999 once converted to UTC") from None
+    if moment < EARLIEST_OBSERVED_AT:
+        raise ValueError(
+            f"{utc_text(moment)} is before {utc_text(EARLIEST_OBSERVED_AT)}, "
+            "the earliest time evidence may be observed"
+        )
+    return moment
+
+
+ObservedAt = Annotated[AwareDatetime, BeforeValidator(_rfc3339_text), AfterValidator(_observed_utc)]
+"""An observation time: an RFC 3339 string with its offset, 1970 or later, read as UTC."""
+Count = Annotated[int, Field(strict=True, le=MAX_COUNT)]
+"""A count: a JSON integer (never a string, a boolean or a float), at most :data:`MAX_COUNT`."""
+Number = Annotated[float, Field(strict=True)]
+"""A figure: a JSON number (never a string or a boolean)."""
 
 
 class EvidenceFieldError(TrustprobeError, ValueError):
@@ -38,19 +77,15 @@ class _EvidenceBase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    id: str = Field(min_length=1, max_length=200)
+    id: Identifier
     """Unique id; re-sending the same id is a no-op."""
-    agent_id: str = Field(min_length=1, max_length=200)
+    agent_id: Identifier
     """The agent the evidence is about."""
     dimension: Dimension
     """The trust dimension it informs (camelCase, as in the seed)."""
-    observed_at: AwareDatetime
-    """When the behaviour was observed (RFC 3339, stored in UTC); decay counts from here."""
-
-    @field_validator("observed_at")
-    @classmethod
-    def _to_utc(cls, value: datetime) -> datetime:
-        return value.astimezone(UTC)
+    observed_at: ObservedAt
+    """When the behaviour was observed (RFC 3339, 1970 or later, stored in UTC); decay counts
+    from here."""
 
 
 class EvalEvidence(_EvidenceBase):
@@ -58,11 +93,11 @@ class EvalEvidence(_EvidenceBase):
 
     kind: Literal["eval"] = "eval"
     """Record kind: ``eval``."""
-    score: float | None = Field(default=None, ge=0, le=100)
+    score: Number | None = Field(default=None, ge=0, le=100)
     """Score on the 0–100 scale, when the evaluation reports one."""
-    passed: int | None = Field(default=None, ge=0)
+    passed: Count | None = Field(default=None, ge=0)
     """Cases passed, with ``total``."""
-    total: int | None = Field(default=None, ge=1)
+    total: Count | None = Field(default=None, ge=1)
     """Cases judged; also the item's size when several items are combined."""
 
     @model_validator(mode="after")
@@ -89,7 +124,7 @@ class JuryEvidence(_EvidenceBase):
 
     kind: Literal["jury"] = "jury"
     """Record kind: ``jury``."""
-    scores: list[Annotated[float, Field(ge=0, le=100)]] = Field(min_length=1)
+    scores: list[Annotated[Number, Field(ge=0, le=100)]] = Field(min_length=1)
     """One 0–100 score per juror."""
 
 
@@ -149,25 +184,25 @@ class OperationalEvidence(_EvidenceBase):
 
     kind: Literal["operational"] = "operational"
     """Record kind: ``operational``."""
-    metric: str = Field(min_length=1, max_length=100)
+    metric: Identifier = Field(max_length=100)
     """What ``value`` measures; accepted names depend on the dimension (docs/trust.md)."""
-    value: float = Field(ge=0)
+    value: Number = Field(ge=0)
     """The measured figure."""
-    baseline_ms: float | None = Field(default=None, gt=0)
+    baseline_ms: Number | None = Field(default=None, gt=0)
     """latency: the task-complexity baseline latency in milliseconds."""
-    task_value: float | None = Field(default=None, gt=0)
+    task_value: Number | None = Field(default=None, gt=0)
     """costEfficiency: what the task is worth, in the unit of ``value``."""
-    reference_stake: float | None = Field(default=None, gt=0)
+    reference_stake: Number | None = Field(default=None, gt=0)
     """bond: the stake that earns a full score for this agent's risk class."""
-    diversity: float | None = Field(default=None, ge=0, le=1)
+    diversity: Number | None = Field(default=None, ge=0, le=1)
     """evalRigor: normalised entropy (0–1) of the submitted evaluations' categories."""
-    actions: int | None = Field(default=None, ge=1)
+    actions: Count | None = Field(default=None, ge=1)
     """modelCompliance, runtimeCompliance: actions observed (``value`` counts violations)."""
-    runs: int | None = Field(default=None, ge=1)
+    runs: Count | None = Field(default=None, ge=1)
     """harnessStability: harness runs observed (``value`` counts harness errors)."""
-    groups: int | None = Field(default=None, ge=1)
+    groups: Count | None = Field(default=None, ge=1)
     """reliability: inputs sampled more than once (``value`` counts consistent ones)."""
-    collaborations: int | None = Field(default=None, ge=1)
+    collaborations: Count | None = Field(default=None, ge=1)
     """teamwork: collaborations observed (``value`` counts successful ones)."""
 
     @model_validator(mode="after")
@@ -228,6 +263,8 @@ def _input_error(exc: ValidationError, *, path: str | Path | None, line: int | N
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, EvidenceFieldError):
         field, message = cause.field, str(cause)
+    elif first["type"] == "value_error" and cause is not None:
+        message = str(cause)  # without pydantic's "Value error, " prefix
     elif first["type"] == "extra_forbidden":
         message = "unknown field"
     elif first["type"] == "missing":
@@ -264,7 +301,9 @@ def load_evidence(path: str | Path) -> list[Evidence]:
     seen: dict[str, tuple[int, Evidence]] = {}
     for row in read_jsonl(path):
         if row.repaired_utf8:
-            raise InputError("invalid UTF-8", path=row.path, line=row.line)
+            raise InputError(
+                "invalid UTF-8 or a lone UTF-16 surrogate", path=row.path, line=row.line
+            )
         record = parse_evidence(row.data, path=row.path, line=row.line)
         first = seen.get(record.id)
         if first is not None:
@@ -280,6 +319,37 @@ def load_evidence(path: str | Path) -> list[Evidence]:
         seen[record.id] = (row.line, record)
         records.append(record)
     return records
+
+
+def check_observed_in_time(
+    records: Sequence[Evidence],
+    *,
+    now: datetime,
+    path: str | Path | None = None,
+    lines: Sequence[int] | None = None,
+) -> None:
+    """Refuse the first record observed after ``now`` plus :data:`CLOCK_SKEW`.
+
+    Such a record is a wrong clock or a typo, not evidence: stored, it would be ignored by every
+    score until that time and then count at once. The error names the record by its line in
+    ``path`` when ``lines`` are given, else by its 0-based index in ``records``.
+
+    Raises:
+        InputError: a record's ``observed_at`` is too late.
+    """
+    latest = now + CLOCK_SKEW
+    for index, record in enumerate(records):
+        if record.observed_at > latest:
+            where: dict[str, Any] = {"index": index}
+            if lines is not None:
+                where = {"path": path, "line": lines[index]}
+            raise InputError(
+                f"evidence '{record.id}' is observed at {utc_text(record.observed_at)}, later "
+                f"than the receiver's clock ({utc_text(now)}) plus the allowed skew of "
+                f"{CLOCK_SKEW.total_seconds() / 60:g} minutes; send it once it has happened",
+                field="observed_at",
+                **where,
+            )
 
 
 def evidence_canonical_json(evidence: Evidence) -> str:

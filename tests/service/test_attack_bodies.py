@@ -1,0 +1,217 @@
+"""Attack suite, bodies: hostile requests get a 4xx naming the problem, and store nothing.
+
+Each request runs against a real server on SQLite and on PostgreSQL; the rows of every table are
+counted before and after, so "nothing was stored" is checked, not assumed. Both backends must
+answer alike: what one database would accept and the other refuse (NUL) is refused in the model.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from tests.service.conftest import NOW, Keys, bearer
+from trustprobe.store import TrustStore
+
+TABLES = ("organisations", "agents", "evidence", "probe_runs", "score_history", "reviews")
+BIG = int("9" * 300)
+
+
+def _record(**changes: Any) -> dict[str, Any]:
+    record = {
+        "id": "e-1",
+        "agent_id": "victim",
+        "dimension": "safety",
+        "kind": "eval",
+        "observed_at": "2026-03-01T00:00:00Z",
+        "score": 50,
+    }
+    record.update(changes)
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _operational(**changes: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "dimension": "runtimeCompliance",
+        "kind": "operational",
+        "score": None,
+        "metric": "violations",
+        "value": 1,
+        "actions": 10,
+    }
+    return _record(**{**fields, **changes})
+
+
+def _counts(store: TrustStore) -> dict[str, int]:
+    with store.engine.connect() as connection:
+        return {
+            table: connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+            for table in TABLES
+        }
+
+
+# (request body as JSON, field the answer must blame)
+BAD_RECORDS = {
+    "year-999": ([_record(observed_at="0999-06-01T00:00:00Z")], "observed_at"),
+    "before-1970": ([_record(observed_at="1969-12-31T23:59:59Z")], "observed_at"),
+    "offset-below-year-1": ([_record(observed_at="0001-01-01T00:00:00+05:00")], "observed_at"),
+    "offset-above-year-9999": ([_record(observed_at="9999-12-31T23:59:59-05:00")], "observed_at"),
+    "after-the-clock": ([_record(observed_at="2026-03-02T12:06:00Z")], "observed_at"),
+    "unix-seconds": ([_record(observed_at=1772366400)], "observed_at"),
+    "no-offset": ([_record(observed_at="2026-03-01T00:00:00")], "observed_at"),
+    "score-as-string": ([_record(score="50")], "score"),
+    "score-as-boolean": ([_record(score=True)], "score"),
+    "total-as-float": ([_record(score=None, passed=1, total=2.0)], "total"),
+    "huge-total": ([_record(score=None, passed=1, total=BIG)], "total"),
+    "huge-passed": ([_record(score=None, passed=BIG, total=BIG)], "passed"),
+    "huge-actions": ([_operational(actions=BIG)], "actions"),
+    "jury-score-as-string": ([_record(kind="jury", score=None, scores=["50"])], "scores.0"),
+    "nul-in-id": ([_record(id="e\x00-1")], "id"),
+    "nul-in-agent": ([_record(agent_id="vic\x00tim")], "agent_id"),
+    "newline-in-agent": ([_record(agent_id="vic\ntim")], "agent_id"),
+    "c1-control-in-id": ([_record(id="e\x85-1")], "id"),
+    "nul-in-metric": ([_operational(metric="viol\x00ations")], "metric"),
+}
+
+
+@pytest.mark.parametrize(("body", "field"), BAD_RECORDS.values(), ids=BAD_RECORDS.keys())
+def test_bad_evidence_is_422_naming_the_field_and_stores_nothing(
+    client: httpx.Client, keys: Keys, store: TrustStore, body: list[dict[str, Any]], field: str
+) -> None:
+    good = _record(id="good", agent_id="bystander")
+    before = _counts(store)
+    answer = client.post("/v1/evidence", json=[good, *body], headers=bearer(keys.write))
+    assert answer.status_code == 422, answer.text
+    problem = answer.json()["details"][0]
+    assert problem["index"] == 1 and problem["field"] == field, problem
+    assert _counts(store) == before
+
+
+RAW_BODIES = {
+    # A JSON "\ud800" escape: Python's json module makes a lone surrogate, which is not text.
+    "lone-surrogate-in-id": (
+        b'[{"id": "e\\ud800", "agent_id": "a", "dimension": "safety", "kind": "eval",'
+        b' "observed_at": "2026-03-01T00:00:00Z", "score": 5}]',
+        {},
+        422,
+    ),
+    "invalid-utf8": (b'[{"id": "\xff\xfe"}]', {}, 400),
+    "deep-nesting": (b"[" * 100_000, {}, 400),
+    "gzip-body": (gzip.compress(b"[]"), {"Content-Encoding": "gzip"}, 400),
+    "not-json": (b"{bad", {}, 422),
+}
+
+
+@pytest.mark.parametrize(("raw", "headers", "status"), RAW_BODIES.values(), ids=RAW_BODIES.keys())
+def test_undecodable_bodies_are_4xx_and_store_nothing(
+    client: httpx.Client,
+    keys: Keys,
+    store: TrustStore,
+    raw: bytes,
+    headers: dict[str, str],
+    status: int,
+) -> None:
+    before = _counts(store)
+    answer = client.post(
+        "/v1/evidence",
+        content=raw,
+        headers={**bearer(keys.write), "Content-Type": "application/json", **headers},
+    )
+    assert answer.status_code == status, answer.text
+    assert answer.json()["status"] == status
+    assert _counts(store) == before
+
+
+def test_a_record_within_the_clock_skew_is_stored_and_the_answer_says_it_is_not_counted(
+    client: httpx.Client, keys: Keys, agent: str
+) -> None:
+    ahead = (NOW + timedelta(minutes=3)).isoformat()
+    records = [_record(id="now", agent_id=agent), _record(id="soon", agent_id=agent,
+                                                          observed_at=ahead)]  # fmt: skip
+    answer = client.post("/v1/evidence", json=records, headers=bearer(keys.write))
+    assert answer.status_code == 200, answer.text
+    result = answer.json()
+    assert result["accepted"] == 2
+    assert [(n["index"], n["evidence_id"]) for n in result["ignored"]] == [(1, "soon")]
+    assert "within the allowed skew" in result["ignored"][0]["reason"]
+    again = client.post("/v1/evidence", json=records, headers=bearer(keys.write)).json()
+    assert again["duplicate"] == 2
+    assert [n["index"] for n in again["ignored"]] == [0, 1]
+    assert all("identical content" in n["reason"] for n in again["ignored"])
+
+
+def test_the_skew_error_names_the_record(client: httpx.Client, keys: Keys, agent: str) -> None:
+    late = (NOW + timedelta(minutes=6)).isoformat()
+    records = [_record(id="ok", agent_id=agent), _record(id="late", agent_id=agent,
+                                                         observed_at=late)]  # fmt: skip
+    answer = client.post("/v1/evidence", json=records, headers=bearer(keys.write))
+    assert answer.status_code == 422
+    body = answer.json()
+    assert body["details"] == [
+        {"index": 1, "field": "observed_at", "message": body["details"][0]["message"]}
+    ]
+    assert "evidence 'late'" in body["message"] and "5 minutes" in body["message"]
+
+
+def test_counts_at_the_limit_never_overflow_a_sum(
+    client: httpx.Client, keys: Keys, agent: str
+) -> None:
+    limit = 2**53 - 1
+    records = [
+        _record(id=f"big-{n}", agent_id=agent, score=None, passed=limit, total=limit)
+        for n in range(50)
+    ]
+    answer = client.post("/v1/evidence", json=records, headers=bearer(keys.write))
+    assert answer.status_code == 200, answer.text
+    score = client.get(f"/v1/agents/{agent}/score", headers=bearer(keys.read)).json()
+    assert score["score"]["composite"] == 1000
+
+
+HOSTILE_IDS = {"nul": "a%00b", "newline": "a%0Ab", "lone-surrogate-bytes": "a%ED%A0%80b"}
+
+
+@pytest.mark.parametrize("agent_id", HOSTILE_IDS.values(), ids=HOSTILE_IDS.keys())
+def test_hostile_agent_ids_in_paths_are_4xx(
+    client: httpx.Client, keys: Keys, agent_id: str
+) -> None:
+    for route in (f"/v1/agents/{agent_id}/score", f"/v1/agents/{agent_id}/history"):
+        answer = client.get(route, headers=bearer(keys.read))
+        assert answer.status_code in (404, 422), (route, answer.text)
+        assert answer.json()["status"] == answer.status_code
+
+
+@pytest.mark.parametrize(
+    "submission",
+    [
+        pytest.param({"agent_id": "a\x00", "report": {}}, id="nul-agent"),
+        pytest.param(
+            {"agent_id": "a", "report": {}, "observed_at": "0001-01-01T00:00:00+05:00"},
+            id="overflowing-offset",
+        ),
+        pytest.param({"agent_id": "a", "report": {}, "observed_at": 0}, id="unix-seconds"),
+    ],
+)
+def test_bad_report_submissions_are_422(
+    client: httpx.Client, keys: Keys, store: TrustStore, submission: dict[str, Any]
+) -> None:
+    before = _counts(store)
+    answer = client.post("/v1/reports", json=submission, headers=bearer(keys.write))
+    assert answer.status_code == 422, answer.text
+    assert _counts(store) == before
+
+
+@pytest.mark.parametrize("reason", ["nul \x00 here", "lone \ud800"], ids=["nul", "surrogate"])
+def test_hostile_review_reasons_are_422(client: httpx.Client, keys: Keys, reason: str) -> None:
+    body = json.dumps({"reason": reason}).encode()  # ASCII escapes: the surrogate survives
+    answer = client.post(
+        "/v1/reviews/1/approve",
+        content=body,
+        headers={**bearer(keys.review), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
