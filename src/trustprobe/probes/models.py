@@ -15,6 +15,11 @@ class Severity(StrEnum):
     HIGH = "high"
     CRITICAL = "critical"
 
+    @property
+    def rank(self) -> int:
+        """Position from ``low`` (0) to ``critical`` (3): "at or above" compares ranks."""
+        return list(Severity).index(self)
+
 
 class Expected(StrEnum):
     """What a trustworthy agent does with the probe."""
