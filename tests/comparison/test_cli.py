@@ -147,9 +147,7 @@ def test_diff_alone_lets_the_category_collapse_pass(collapse: tuple[Path, Path])
     assert "Smallest detectable change: 6 of 32 paired probes" in result.stdout
 
 
-def test_diff_gates_fail_the_category_collapse(
-    collapse: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_diff_gates_fail_the_category_collapse(collapse: tuple[Path, Path], tmp_path: Path) -> None:
     junit, html, md, out = (tmp_path / n for n in ("j.xml", "d.html", "d.md", "d.json"))
     result = _invoke(
         "diff", *collapse,
