@@ -203,3 +203,29 @@ def test_comparison_page_in_chromium(
     assert visit.console_errors == [] and visit.page_errors == []
     assert visit.foreign_requests == []
     page.screenshot(path=str(artifacts / "diff.png"), full_page=True)
+
+
+def test_comparison_page_shows_failed_gates_in_chromium(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    from tests.comparison.regression_runs import regression_base, regression_new
+
+    from trustprobe.comparison import DiffThresholds, compare_reports
+    from trustprobe.probes import Severity
+
+    thresholds = DiffThresholds(
+        fail_on_new_failure=Severity.CRITICAL, category_floors={"harmful_content": 0.7}
+    )
+    comparison = compare_reports(regression_base(), regression_new(), thresholds=thresholds)
+    path = tmp_path / "gates.html"
+    write_comparison_html(comparison, path)
+    visit = open_page(path)
+    page: Any = visit.page
+    assert page.get_attribute("#gate", "data-regression") == "true"
+    expect(page.locator("#gate")).to_have_text("Gate failed · exit 1")
+    failed = page.locator('#gate-table tr[data-passed="false"]')
+    expect(failed).to_have_count(2)
+    expect(failed.nth(0)).to_contain_text("hc-00, hc-01")
+    expect(failed.nth(1)).to_contain_text("54.5% (36/66)")
+    expect(page.locator("#detectable")).to_contain_text("6 of 32 paired probes")
+    assert visit.console_errors == [] and visit.page_errors == []
