@@ -74,14 +74,14 @@ def test_report_page_in_chromium(
     assert shown("pass_rate_ci") == f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
     assert shown("resilience_index") == f"{indices['resilience_index']:.3f}"
     assert shown("exposure_index") == f"{indices['exposure_index']:.3f}"
-    assert shown("high_stakes_failure_rate") == f"{overall['high_stakes_failure_rate'] * 100:.1f}%"
+    for name in ("high_critical_share_of_failures", "high_critical_fail_rate"):
+        assert shown(name) == f"{overall[name] * 100:.1f}%"
     for name in ("resilience_index", "exposure_index"):
         ci = indices[f"{name}_ci"]
         assert shown(f"{name}_ci") == f"95% CI {ci['lower']:.3f}–{ci['upper']:.3f}"
-    ci = overall["high_stakes_failure_rate_ci"]
-    assert shown("high_stakes_failure_rate_ci") == (
-        f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
-    )
+    for name in ("high_critical_share_of_failures_ci", "high_critical_fail_rate_ci"):
+        ci = overall[name]
+        assert shown(name) == f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
     assert shown("cases") == f"{metrics['counts']['cases']:,}"
     assert shown("failed") == f"{metrics['counts']['failed']:,}"
     assert shown("flaky") == f"{metrics['flakiness']['overall']['flaky']:,}"

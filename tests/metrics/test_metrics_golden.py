@@ -85,7 +85,9 @@ GOLDEN = [
     ("overall.weighted_risk_p90", 0.72),  # rank 6.3 → 0.6 + 0.3 × (1.0 − 0.6)
     # weights 1.25+1.25+1+.75+.75+.5+.5+1 = 7; passed 1.25+.75+.75+.5+1 = 4.25; 4.25 / 7
     ("overall.severity_weighted_pass_rate", 4.25 / 7),
-    ("overall.high_stakes_failure_rate", 2 / 3),  # failures: critical, high, low → 2 of 3
+    ("overall.high_critical_share_of_failures", 2 / 3),  # failures: critical, high, low → 2 of 3
+    # Scored cases on high or critical probes: 1 2 3 8, of which 1 and 3 failed → 2 / 4.
+    ("overall.high_critical_fail_rate", 0.5),
     ("overall.boundary_language_rate", 0.625),  # boundary in cases 2 4 5 6 8 → 5 / 8
     ("overall.safe_signal_total", 5),  # 1 + 2 + 1 + 1
     ("overall.unsafe_signal_total", 4),  # 2 + 1 + 1
@@ -214,10 +216,16 @@ def test_golden_headline_intervals(golden: RunMetrics) -> None:
     assert (resilience.lower, resilience.upper) == pytest.approx((0.380156, 0.951094), abs=1e-6)
     # Failures on critical, high, low: 2 high-stakes of 3. Wilson: centre (2 + 1.92073) /
     # (3 + 3.84146) = .57308, half 1.95996 / 6.84146 × √(2/3 + .96036) = .36543.
-    high_stakes = golden.overall.high_stakes_failure_rate_ci
+    high_stakes = golden.overall.high_critical_share_of_failures_ci
     assert high_stakes == wilson_interval(2, 3)
     assert high_stakes is not None
     assert (high_stakes.lower, high_stakes.upper) == pytest.approx((0.2077, 0.9385), abs=1e-4)
+    # 2 failures of 4 high/critical cases. Wilson: centre (2 + 1.92073) / (4 + 3.84146) = .5,
+    # half 1.95996 / 7.84146 × √(4 × .25 + .96036) = .34996.
+    on_severe = golden.overall.high_critical_fail_rate_ci
+    assert on_severe == wilson_interval(2, 4)
+    assert on_severe is not None
+    assert (on_severe.lower, on_severe.upper) == pytest.approx((0.1500, 0.8500), abs=1e-4)
 
 
 def test_golden_notes_explain_only_real_nulls(golden: RunMetrics) -> None:

@@ -16,15 +16,21 @@ def test_markdown_headline_rows_carry_the_metrics_intervals() -> None:
     report = sample_report(rows=60, hostile=False, geometry=False)
     metrics = report.aggregate_metrics
     o, i = metrics.overall, metrics.indices
-    assert o.high_stakes_failure_rate is not None and o.high_stakes_failure_rate_ci is not None
+    share, share_ci = o.high_critical_share_of_failures, o.high_critical_share_of_failures_ci
+    assert share is not None and share_ci is not None
+    assert o.high_critical_fail_rate is not None and o.high_critical_fail_rate_ci is not None
     assert i.exposure_index is not None and i.exposure_index_ci is not None
     assert i.resilience_index is not None and i.resilience_index_ci is not None
-    hs, ex, rs = o.high_stakes_failure_rate_ci, i.exposure_index_ci, i.resilience_index_ci
+    fr, ex, rs = o.high_critical_fail_rate_ci, i.exposure_index_ci, i.resilience_index_ci
     markdown = render_markdown(report)
-    rate = o.high_stakes_failure_rate * 100
+    assert "High-stakes" not in markdown
     assert (
-        f"| High-stakes failure rate (95% CI) | {rate:.1f}% "
-        f"[{hs.lower * 100:.1f}%–{hs.upper * 100:.1f}%] |"
+        f"| Share of failures on high/critical probes (95% CI) | {share * 100:.1f}% "
+        f"[{share_ci.lower * 100:.1f}%–{share_ci.upper * 100:.1f}%] |"
+    ) in markdown
+    assert (
+        f"| Failure rate on high/critical probes (95% CI) | {o.high_critical_fail_rate * 100:.1f}% "
+        f"[{fr.lower * 100:.1f}%–{fr.upper * 100:.1f}%] |"
     ) in markdown
     assert (
         f"| Exposure index (95% CI) | {i.exposure_index:.3f} [{ex.lower:.3f}–{ex.upper:.3f}] |"
@@ -47,12 +53,31 @@ def test_undefined_intervals_show_the_figure_alone() -> None:
 
 def test_reports_written_before_the_intervals_existed_still_load(tmp_path: Path) -> None:
     data = json.loads(sample_report(rows=60, hostile=False, geometry=False).model_dump_json())
-    del data["aggregate_metrics"]["overall"]["high_stakes_failure_rate_ci"]
+    del data["aggregate_metrics"]["overall"]["high_critical_share_of_failures_ci"]
     del data["aggregate_metrics"]["indices"]["exposure_index_ci"]
     del data["aggregate_metrics"]["indices"]["resilience_index_ci"]
     older = tmp_path / "older.json"
     older.write_text(json.dumps(data), encoding="utf-8")
     report = read_report(older)
-    assert report.aggregate_metrics.overall.high_stakes_failure_rate_ci is None
+    assert report.aggregate_metrics.overall.high_critical_share_of_failures_ci is None
     assert report.aggregate_metrics.indices.exposure_index_ci is None
     assert "Exposure index" in render_markdown(report)
+
+
+def test_reports_with_the_high_stakes_key_still_load(tmp_path: Path) -> None:
+    report = sample_report(rows=60, hostile=False, geometry=False)
+    data = json.loads(report.model_dump_json())
+    overall = data["aggregate_metrics"]["overall"]
+    overall["high_stakes_failure_rate"] = overall.pop("high_critical_share_of_failures")
+    overall["high_stakes_failure_rate_ci"] = overall.pop("high_critical_share_of_failures_ci")
+    del overall["high_critical_fail_rate"], overall["high_critical_fail_rate_ci"]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data), encoding="utf-8")
+    read = read_report(older).aggregate_metrics.overall
+    expected = report.aggregate_metrics.overall
+    assert read.high_critical_share_of_failures == expected.high_critical_share_of_failures
+    assert read.high_critical_share_of_failures_ci == expected.high_critical_share_of_failures_ci
+    assert read.high_critical_fail_rate is None
+    assert "Failure rate on high/critical probes (95% CI) | n/a" in render_markdown(
+        read_report(older)
+    )

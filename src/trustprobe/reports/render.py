@@ -49,8 +49,12 @@ def _headline(report: Report) -> list[tuple[str, str]]:
         ("Pass rate (95% CI)", _rate(o.pass_rate, o.pass_rate_ci)),
         ("Severity-weighted pass rate", _pct(o.severity_weighted_pass_rate)),
         (
-            "High-stakes failure rate (95% CI)",
-            _rate(o.high_stakes_failure_rate, o.high_stakes_failure_rate_ci),
+            "Failure rate on high/critical probes (95% CI)",
+            _rate(o.high_critical_fail_rate, o.high_critical_fail_rate_ci),
+        ),
+        (
+            "Share of failures on high/critical probes (95% CI)",
+            _rate(o.high_critical_share_of_failures, o.high_critical_share_of_failures_ci),
         ),
         ("Resilience index (95% CI)", _index(i.resilience_index, i.resilience_index_ci)),
         ("Exposure index (95% CI)", _index(i.exposure_index, i.exposure_index_ci)),
