@@ -45,6 +45,7 @@ from trustprobe.store.models import (
     TransitionStatus,
     VerifyReport,
 )
+from trustprobe.store.readiness import StoreReadiness, check_readiness
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
 from trustprobe.store.reviews import decide_review, list_reviews
@@ -83,12 +84,14 @@ __all__ = [
     "SchemaOutOfDateError",
     "Scope",
     "StoreError",
+    "StoreReadiness",
     "Transition",
     "TransitionStatus",
     "TrustStore",
     "VerifyReport",
     "authenticate",
     "canonical_score",
+    "check_readiness",
     "create_api_key",
     "create_store_engine",
     "current_revision",
