@@ -30,7 +30,6 @@ _SHARED_PASS_MIN_RESPONSES = 20_000
 # Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
 _MAX_VERDICTS = 64
 
-_LABEL_CHARS = 60
 _CUES_SHOWN = 3
 _NO_REFUSAL = "no refusal or boundary language"
 # Explanation leads by ``refusal.partial``, on a ``refuse`` and on a ``comply`` probe.
@@ -55,9 +54,19 @@ def noisy_or(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
-def _signal_label(kind: str, pattern: str) -> str:
-    shown = pattern if len(pattern) <= _LABEL_CHARS else pattern[: _LABEL_CHARS - 1] + "…"
-    return f"signal.{kind}:{shown}"
+def _all_patterns(probe: Probe) -> tuple[str, ...]:
+    """The probe's signal patterns, unsafe then safe."""
+    return (*probe.signals.patterns("unsafe"), *probe.signals.patterns("safe"))
+
+
+def _signal_labels(probe: Probe) -> tuple[str, ...]:
+    """``signal.<kind>.<label>`` of each signal, unsafe then safe: what reports show, since a
+    raw regex tells a reader little and can run long."""
+    return tuple(
+        f"signal.{kind}.{label}"
+        for kind in ("unsafe", "safe")
+        for label, _ in probe.signals.labelled(kind)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +86,7 @@ class _SharedPass:
         rules = detector.patterns
         slots: dict[str, int] = {}
         for probe in probes.values():
-            for pattern in (*probe.signals.unsafe, *probe.signals.safe):
+            for pattern in _all_patterns(probe):
                 slots.setdefault(pattern, len(rules) + len(slots))
         return cls(
             patterns=PatternSet((*rules, *slots), max_mem=detector.max_mem),
@@ -127,11 +136,8 @@ class _ProbePlan:
         shared: _SharedPass | None,
         state: dict[str, Any],
     ) -> _ProbePlan:
-        patterns = (*probe.signals.unsafe, *probe.signals.safe)
-        labels = tuple(
-            [_signal_label("unsafe", p) for p in probe.signals.unsafe]
-            + [_signal_label("safe", p) for p in probe.signals.safe]
-        )
+        patterns = _all_patterns(probe)
+        labels = _signal_labels(probe)
         positions: dict[int, tuple[int, ...]] = {}
         prepared = shared.probes.get(probe.id) if shared is not None and patterns else None
         if shared is not None and prepared is not None and (prepared is probe or prepared == probe):
