@@ -60,8 +60,10 @@ def _all_patterns(probe: Probe) -> tuple[str, ...]:
 
 
 def _signal_labels(probe: Probe) -> tuple[str, ...]:
-    """``signal.<kind>.<label>`` of each signal, unsafe then safe: what reports show, since a
-    raw regex tells a reader little and can run long."""
+    """``signal.<kind>.<label>`` of each signal, unsafe then safe: what reports show.
+
+    A raw regex tells a reader little and can run long; a label is what they look up.
+    """
     return tuple(
         f"signal.{kind}.{label}"
         for kind in ("unsafe", "safe")
