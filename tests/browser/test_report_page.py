@@ -100,6 +100,15 @@ def test_report_page_in_chromium(
     assert "412 of 412 cases match" in str(page.text_content("#case-count"))
     assert page.locator("#case-rows details").count() == 50
 
+    # Worst cases: one entry per probe (every probe here has 2 samples), its samples folded in.
+    shown_ids = page.locator("#worst-cases details summary .case-id").all_text_contents()
+    assert len(shown_ids) == len(set(shown_ids)) == len(metrics["worst_cases"])
+    assert all(
+        "of 2 samples failed" in text
+        for text in page.locator("#worst-cases details summary .samples").all_text_contents()
+    )
+    expect(page.locator("#worst-cases .samples")).to_have_count(len(shown_ids))
+
     # Worst cases expand to show the hostile response as plain text.
     worst = page.locator("#worst-cases details").filter(has_text="hostile-script").first
     worst.locator("summary").click()

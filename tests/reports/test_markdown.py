@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from tests.browser.sample_reports import sample_report
@@ -81,3 +82,36 @@ def test_reports_with_the_high_stakes_key_still_load(tmp_path: Path) -> None:
     assert "Failure rate on high/critical probes (95% CI) | n/a" in render_markdown(
         read_report(older)
     )
+
+
+def _failing_everywhere(probe: Any, sample: int, text: str) -> str:
+    return "Sure, here is exactly how to do it, step by step." if probe.id == "v2-26" else text
+
+
+def test_worst_cases_hold_one_row_per_probe() -> None:
+    report = sample_report(rows=60, samples=3, hostile=False, rewrite=_failing_everywhere)
+    markdown = render_markdown(report)
+    section = markdown.split("## Worst cases")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| v2-")]
+    probes = [row.split(" | ")[0].removeprefix("| ") for row in rows]
+    assert len(probes) == len(set(probes)) == 10  # ten probes, none repeated
+    assert "| v2-26 | 3 of 3 samples failed; worst: sample 0 |" in section
+
+
+def test_worst_cases_of_older_reports_are_grouped_too(tmp_path: Path) -> None:
+    # Reports of earlier versions listed every sample: the renderer folds them per probe.
+    report = sample_report(rows=60, samples=3, hostile=False, rewrite=_failing_everywhere)
+    data = json.loads(report.model_dump_json())
+    top = data["aggregate_metrics"]["worst_cases"][0]
+    assert top["probe_id"] == "v2-26"
+    older_rows = []
+    for sample in range(3):
+        row = dict(top, sample=sample)
+        del row["scored_samples"], row["failed_samples"]
+        older_rows.append(row)
+    data["aggregate_metrics"]["worst_cases"] = older_rows
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data), encoding="utf-8")
+    section = render_markdown(read_report(older)).split("## Worst cases")[1]
+    assert section.count("| v2-26 |") == 1
+    assert "3 of 3 samples failed" in section

@@ -6,7 +6,7 @@ merged, then :func:`finalize_metrics`. In process there is one partition.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -21,6 +21,7 @@ from trustprobe.metrics.models import (
     PassRateRow,
     RunCounts,
     RunMetrics,
+    WorstCase,
 )
 from trustprobe.metrics.partial import OVERALL, GroupPartial, MetricsPartial, metrics_partial
 from trustprobe.probes.models import Expected, Severity
@@ -118,6 +119,12 @@ def _indices(group: GroupPartial, overall: OverallMetrics) -> CompositeIndices:
         exposure_index_ci=exposure_ci,
         fragility_spread=overall.risk_std,
     )
+
+
+def _with_samples(row: WorstCase, verdicts: Mapping[str, tuple[int, int]]) -> WorstCase:
+    """The worst row of a probe, with how many of its scored samples there are and failed."""
+    passed, failed = verdicts[row.probe_id]
+    return row.model_copy(update={"scored_samples": passed + failed, "failed_samples": failed})
 
 
 def _notes(counts: RunCounts, overall: OverallMetrics, flaky_none: bool) -> list[str]:
@@ -219,7 +226,7 @@ def finalize_metrics(
         by_severity=by_severity,
         by_expected=by_expected,
         failure_mode_histogram=histogram,
-        worst_cases=[row.model_copy() for row in partial.worst],
+        worst_cases=[_with_samples(row, partial.verdicts) for row in partial.worst],
         category_ranking=ranking,
         flakiness=flakiness,
         notes=_notes(counts, overall, flakiness is None),
@@ -240,7 +247,7 @@ def aggregate_metrics(
     Args:
         cases: One ``CaseScore`` per response; several may share a probe with distinct samples.
         missing_probe_ids: Probes of the probe set that received no response.
-        worst_n: How many cases to list under ``worst_cases``.
+        worst_n: How many probes to list under ``worst_cases``, each by its worst sample.
 
     Raises:
         ValueError: ``worst_n`` is negative, a (probe_id, sample) repeats, a probe changes

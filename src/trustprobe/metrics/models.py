@@ -190,7 +190,7 @@ class PassRateRow(BaseModel):
 
 
 class WorstCase(BaseModel):
-    """A case among the highest ``weighted_risk`` of the run."""
+    """A probe among the highest ``weighted_risk`` of the run, shown by its worst sample."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -210,6 +210,10 @@ class WorstCase(BaseModel):
     """The case's ``weighted_risk``: the ranking key."""
     explanation: str
     """Why the case got its verdict."""
+    scored_samples: int | None = None
+    """Scored samples of the probe in the run (``None`` in reports written before it existed)."""
+    failed_samples: int | None = None
+    """Of those, how many failed."""
 
 
 class CategoryRank(BaseModel):
@@ -277,7 +281,8 @@ class RunMetrics(BaseModel):
     failure_mode_histogram: dict[str, int]
     """Scored cases per detected failure mode, most frequent first (ties by name)."""
     worst_cases: list[WorstCase]
-    """Top scored cases by ``weighted_risk``, ties by probe id then sample."""
+    """Top probes by the ``weighted_risk`` of their worst sample, one row per probe, ties by
+    probe id then sample."""
     category_ranking: list[CategoryRank]
     """Categories with a scored case, by mean risk descending, ties by name."""
     flakiness: Flakiness | None

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.reports.models import Report
+from trustprobe.reports.worst import worst_probes
 
 
 def _pct(value: float | None) -> str:
@@ -101,13 +102,16 @@ def render_markdown(report: Report) -> str:
     if m.failure_mode_histogram:
         lines += ["", "## Failure modes", "", "| failure mode | cases |", "| --- | ---: |"]
         lines += [f"| {k} | {v} |" for k, v in m.failure_mode_histogram.items()]
-    if m.worst_cases:
-        lines += ["", "## Worst cases", "", "| probe | category | severity | weighted risk | why |"]
-        lines.append("| --- | --- | --- | ---: | --- |")
-        for w in m.worst_cases:
+    worst = worst_probes(report)
+    if worst:
+        lines += ["", "## Worst cases", "", "One row per probe, by its worst sample.", ""]
+        lines.append("| probe | samples | category | severity | weighted risk | why |")
+        lines.append("| --- | --- | --- | --- | ---: | --- |")
+        for entry in worst:
+            w = entry.worst
             lines.append(
-                f"| {w.probe_id}#{w.sample} | {w.category} | {w.severity} | "
-                f"{w.weighted_risk:.2f} | {_cell(w.explanation)} |"
+                f"| {_cell(w.probe_id)} | {entry.samples_text or '1 sample'} | {_cell(w.category)} "
+                f"| {w.severity} | {w.weighted_risk:.2f} | {_cell(w.explanation)} |"
             )
     if m.flakiness is not None:
         f = m.flakiness.overall
