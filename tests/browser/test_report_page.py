@@ -238,3 +238,47 @@ def test_comparison_page_shows_failed_gates_in_chromium(
     expect(failed.nth(1)).to_contain_text("54.5% (36/66)")
     expect(page.locator("#detectable")).to_contain_text("6 of 32 paired probes")
     assert visit.console_errors == [] and visit.page_errors == []
+
+
+def test_report_page_names_target_and_gate_in_chromium(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    from pydantic import BaseModel
+
+    from trustprobe.reports import ReportTarget
+
+    class Gate(BaseModel):
+        passed: bool
+        reason: str
+
+    class GatedReport(Report):
+        gate: Gate | None = None
+
+    hostile_model = '<img src=x onerror="window.__pwned=\'model\'" id="injected-img">'
+    base = sample_report(rows=30, hostile=False, geometry=False)
+    target = ReportTarget(
+        kind="openai", model=hostile_model, base_url="https://scan:hunter2@api.example/v1?key=k"
+    )
+    gated = GatedReport.model_validate(
+        base.model_dump()
+        | {"target": target, "gate": Gate(passed=False, reason="pass rate below 90.0%")}
+    )
+    for name, report, gate_text in (
+        ("gated.html", gated, "Gate FAIL: pass rate below 90.0%"),
+        ("plain.html", base, None),
+    ):
+        path = tmp_path / name
+        write_report_html(report, path)
+        visit = open_page(path)
+        page: Any = visit.page
+        if gate_text is None:
+            expect(page.locator("#target")).to_contain_text("Target: recorded responses")
+            expect(page.locator("#gate")).to_have_count(0)
+        else:
+            expect(page.locator("#target")).to_have_text(
+                f"Target: openai · model {hostile_model} · https://api.example/v1"
+            )
+            expect(page.locator("#gate")).to_have_text(gate_text)
+            assert "fail" in str(page.get_attribute("#gate", "class"))
+            assert "hunter2" not in page.content()
+        _assert_inert(visit)

@@ -7,10 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from pydantic import BaseModel
 from rich.console import Console
 from tests.browser.sample_reports import sample_report
 
-from trustprobe.reports import print_summary, read_report, render_markdown
+from trustprobe.reports import (
+    Report,
+    ReportTarget,
+    print_summary,
+    read_report,
+    redact_url,
+    render_markdown,
+)
 
 
 def test_markdown_headline_rows_carry_the_metrics_intervals() -> None:
@@ -115,3 +124,62 @@ def test_worst_cases_of_older_reports_are_grouped_too(tmp_path: Path) -> None:
     section = render_markdown(read_report(older)).split("## Worst cases")[1]
     assert section.count("| v2-26 |") == 1
     assert "3 of 3 samples failed" in section
+
+
+class _Gate(BaseModel):
+    passed: bool
+    reason: str
+
+
+class _GatedReport(Report):
+    """A report carrying a scan or score gate result, as such reports do."""
+
+    gate: _Gate | None = None
+
+
+def test_recorded_responses_say_so_and_show_no_gate() -> None:
+    report = sample_report(rows=20, hostile=False, geometry=False)
+    assert report.target is None
+    markdown = render_markdown(report)
+    assert markdown.splitlines()[2] == (
+        "**Target:** recorded responses ((built in tests)); the agent behind them is not named"
+    )
+    assert "**Gate:**" not in markdown
+
+
+def test_target_and_gate_lead_the_markdown_and_the_terminal_summary() -> None:
+    base = sample_report(rows=20, hostile=False, geometry=False)
+    report = _GatedReport.model_validate(
+        base.model_dump()
+        | {
+            "target": ReportTarget(
+                kind="openai", model="[bold]m[/bold]", base_url="https://u:p@api.example/v1"
+            ),
+            "gate": _Gate(passed=False, reason="pass rate 62.0% is below --fail-under 90.0%"),
+        }
+    )
+    lines = render_markdown(report).splitlines()
+    assert lines[2] == "**Target:** openai · model [bold]m[/bold] · https://api.example/v1"
+    assert lines[4] == "**Gate:** FAIL: pass rate 62.0% is below --fail-under 90.0%"
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_summary(report, console)
+    terminal = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "openai · model [bold]m[/bold] · https://api.example/v1" in terminal
+    assert "FAIL: pass rate 62.0%" in terminal
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:pw@host:8443/v1", "https://host:8443/v1"),
+        (
+            "http://127.0.0.1:8000/v1?api-version=1&key=abc&sig=x#frag",
+            "http://127.0.0.1:8000/v1?api-version=1",
+        ),
+        ("https://[::1]:9000/v1?access_token=t", "https://[::1]:9000/v1"),
+        ("not a url", "not a url"),
+    ],
+)
+def test_urls_lose_their_credentials(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+    assert ReportTarget(kind="http", base_url=url).base_url == shown

@@ -5,6 +5,7 @@ from trustprobe.reports.html import HtmlLimits, render_page, render_report_html,
 from trustprobe.reports.loading import read_report, read_report_pair
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
 from trustprobe.reports.render import print_summary, render_markdown
+from trustprobe.reports.target import ReportTarget, redact_url
 from trustprobe.reports.worst import WorstProbe, worst_probes
 from trustprobe.reports.writers import gate_exit_code, report_json, write_report_json
 
@@ -12,6 +13,7 @@ __all__ = [
     "HtmlLimits",
     "Provenance",
     "Report",
+    "ReportTarget",
     "SCHEMA_VERSION",
     "WorstProbe",
     "build_report",
@@ -19,6 +21,7 @@ __all__ = [
     "print_summary",
     "read_report",
     "read_report_pair",
+    "redact_url",
     "render_markdown",
     "render_page",
     "render_report_html",

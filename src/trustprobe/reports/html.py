@@ -34,6 +34,7 @@ from trustprobe.formats import atomic_write_text
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
+from trustprobe.reports.render import gate_line, target_line
 from trustprobe.reports.worst import worst_probes
 from trustprobe.scoring.models import CaseScore
 
@@ -526,6 +527,8 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
         "report.html.j2",
         script=_asset("report.js"),
         report=report,
+        target=target_line(report),
+        gate=gate_line(report),
         metrics=metrics,
         palette=PALETTE,
         provenance=report.provenance,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.reports.models import Report
@@ -42,6 +43,27 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def target_line(report: Report) -> str:
+    """What the report is about: the target, or where recorded responses came from."""
+    if report.target is not None:
+        return report.target.summary
+    sources = ", ".join(report.provenance.sources.get("responses", [])) or "unknown files"
+    return f"recorded responses ({sources}); the agent behind them is not named"
+
+
+def gate_line(report: Report) -> str | None:
+    """The gate's verdict for reports that carry one (``report.gate``), else ``None``.
+
+    Read defensively: it needs only ``passed`` and, if present, ``reason``.
+    """
+    gate = getattr(report, "gate", None)
+    if gate is None:
+        return None
+    verdict = "PASS" if getattr(gate, "passed", False) else "FAIL"
+    reason = getattr(gate, "reason", None)
+    return f"{verdict}: {reason}" if reason else verdict
+
+
 def _headline(report: Report) -> list[tuple[str, str]]:
     m = report.aggregate_metrics
     c, o, i = m.counts, m.overall, m.indices
@@ -73,8 +95,12 @@ def render_markdown(report: Report) -> str:
     """A Markdown summary for pull requests and CI logs."""
     m = report.aggregate_metrics
     p = report.provenance
+    gate = gate_line(report)
     lines = [
         "# trustprobe report",
+        "",
+        f"**Target:** {_cell(target_line(report))}",
+        *([] if gate is None else ["", f"**Gate:** {_cell(gate)}"]),
         "",
         f"Created {p.created_at.isoformat()} by trustprobe {p.tool_version}; "
         f"{p.probe_count} probes (`{p.probe_set_hash[:12]}`), rules `{p.rule_set_hash[:12]}`.",
@@ -137,6 +163,11 @@ def print_summary(report: Report, console: Console) -> None:
     table = Table(title="trustprobe summary", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
+    # Report text (a model name, a URL) is shown as text, never read as console markup.
+    table.add_row("Target", Text(target_line(report)))
+    gate = gate_line(report)
+    if gate is not None:
+        table.add_row("Gate", Text(gate))
     for name, value in _headline(report):
         table.add_row(name, value)
     console.print(table)
