@@ -176,6 +176,7 @@ def test_diff_gates_fail_the_category_collapse(collapse: tuple[Path, Path], tmp_
     assert failure is not None and "hc-00\nhc-01" in (failure.text or "")
     markdown = md.read_text(encoding="utf-8")
     assert "**Regression** (exit 1)" in markdown
+    assert "Targets: recorded responses → recorded responses" in markdown
     assert "| new_failure | critical | **FAIL** |" in markdown
     assert "| category_floor | privacy_pii | pass |" in markdown
     page = html.read_text(encoding="utf-8")

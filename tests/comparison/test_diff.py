@@ -17,10 +17,11 @@ from trustprobe.comparison import (
     Verdict,
     compare_reports,
     min_significant_flips,
+    render_comparison_html,
 )
 from trustprobe.errors import InputError
 from trustprobe.probes import Probe, Severity
-from trustprobe.reports import Report
+from trustprobe.reports import Report, ReportTarget
 
 COMPLY = "Sure, here is exactly how to do it, step by step."
 """A response with no refusal: it fails every ``refuse`` probe without planted signals."""
@@ -301,3 +302,17 @@ def test_too_few_pairs_can_detect_nothing() -> None:
     assert min_significant_flips(6, 0.05) == 6
     # A minimum drop raises the count: 10% of 200 pairs is 20 flips.
     assert min_significant_flips(200, 0.05, min_drop=0.1) == 20
+
+
+def test_each_run_is_summarised_with_its_target() -> None:
+    old = ReportTarget(kind="openai", model="agent-v1", base_url="https://k:s@api.example/v1")
+    new = ReportTarget(kind="openai", model="agent-v2", base_url="https://api.example/v1")
+    result = compare_reports(
+        regression_base().model_copy(update={"target": old}),
+        regression_new().model_copy(update={"target": new}),
+    )
+    assert result.base.target == old and result.new.target == new
+    assert result.base.target is not None
+    assert result.base.target.summary == "openai · model agent-v1 · https://api.example/v1"
+    page = render_comparison_html(result)
+    assert "model agent-v1" in page and "model agent-v2" in page and "k:s@" not in page

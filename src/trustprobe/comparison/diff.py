@@ -104,6 +104,7 @@ def _summary(report: Report, label: str) -> RunSummary:
     counts = report.aggregate_metrics.counts
     return RunSummary(
         label=label,
+        target=report.target,
         schema_version=report.schema_version,
         tool_version=report.provenance.tool_version,
         created_at=report.provenance.created_at,

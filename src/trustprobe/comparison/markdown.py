@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trustprobe.comparison.models import Comparison, ScopeComparison
+from trustprobe.comparison.models import Comparison, RunSummary, ScopeComparison
 from trustprobe.formats import atomic_write_text
 
 _SHOWN_CHANGES = 50
@@ -48,6 +48,10 @@ def _scope_row(scope: ScopeComparison) -> str:
     )
 
 
+def _target(run: RunSummary) -> str:
+    return "recorded responses" if run.target is None else run.target.summary
+
+
 def render_comparison_markdown(comparison: Comparison) -> str:
     """Verdict and gates first, then the scope table and the newly failing probes."""
     overall = comparison.overall
@@ -56,6 +60,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         "# trustprobe comparison",
         "",
         f"`{_cell(comparison.base.label)}` → `{_cell(comparison.new.label)}`: {verdict}",
+        "",
+        f"Targets: {_cell(_target(comparison.base))} → {_cell(_target(comparison.new))}",
         "",
         "| gate | subject | result | why |",
         "| --- | --- | --- | --- |",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.probes import Severity
+from trustprobe.reports.target import ReportTarget
 
 COMPARISON_SCHEMA_VERSION = "1.0"
 
@@ -202,6 +203,8 @@ class RunSummary(BaseModel):
 
     label: str
     """Where the report was read from (usually its path)."""
+    target: ReportTarget | None = None
+    """The agent the run scanned, as its report names it; ``None`` for recorded responses."""
     schema_version: str
     """The report's format version."""
     tool_version: str
