@@ -24,6 +24,8 @@ class ExitCode(IntEnum):
     CLUSTER_FAILED = 4
     """The Dask cluster running the work could not be reached or lost work it could not redo;
     nothing was written."""
+    BIND_FAILED = 5
+    """``serve`` could not listen on the address asked for (port in use, no permission)."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C after writing what had finished."""
 
@@ -84,3 +86,7 @@ class StoreError(TrustprobeError, RuntimeError):
 
 class ClusterError(TrustprobeError, RuntimeError):
     """The Dask cluster lost work it could not redo; no report was written."""
+
+
+class BindError(TrustprobeError, RuntimeError):
+    """The service could not listen on the address asked for; nothing was started."""

@@ -74,14 +74,14 @@ def test_report_page_in_chromium(
     assert shown("pass_rate_ci") == f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
     assert shown("resilience_index") == f"{indices['resilience_index']:.3f}"
     assert shown("exposure_index") == f"{indices['exposure_index']:.3f}"
-    assert shown("high_stakes_failure_rate") == f"{overall['high_stakes_failure_rate'] * 100:.1f}%"
+    for name in ("high_critical_share_of_failures", "high_critical_fail_rate"):
+        assert shown(name) == f"{overall[name] * 100:.1f}%"
     for name in ("resilience_index", "exposure_index"):
         ci = indices[f"{name}_ci"]
         assert shown(f"{name}_ci") == f"95% CI {ci['lower']:.3f}–{ci['upper']:.3f}"
-    ci = overall["high_stakes_failure_rate_ci"]
-    assert shown("high_stakes_failure_rate_ci") == (
-        f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
-    )
+    for name in ("high_critical_share_of_failures_ci", "high_critical_fail_rate_ci"):
+        ci = overall[name]
+        assert shown(name) == f"95% CI {ci['lower'] * 100:.1f}–{ci['upper'] * 100:.1f}%"
     assert shown("cases") == f"{metrics['counts']['cases']:,}"
     assert shown("failed") == f"{metrics['counts']['failed']:,}"
     assert shown("flaky") == f"{metrics['flakiness']['overall']['flaky']:,}"
@@ -99,6 +99,15 @@ def test_report_page_in_chromium(
     # The explorer pages every case: 412 of 412, 50 per page.
     assert "412 of 412 cases match" in str(page.text_content("#case-count"))
     assert page.locator("#case-rows details").count() == 50
+
+    # Worst cases: one entry per probe (every probe here has 2 samples), its samples folded in.
+    shown_ids = page.locator("#worst-cases details summary .case-id").all_text_contents()
+    assert len(shown_ids) == len(set(shown_ids)) == len(metrics["worst_cases"])
+    assert all(
+        "of 2 samples failed" in text
+        for text in page.locator("#worst-cases details summary .samples").all_text_contents()
+    )
+    expect(page.locator("#worst-cases .samples")).to_have_count(len(shown_ids))
 
     # Worst cases expand to show the hostile response as plain text.
     worst = page.locator("#worst-cases details").filter(has_text="hostile-script").first
@@ -203,3 +212,73 @@ def test_comparison_page_in_chromium(
     assert visit.console_errors == [] and visit.page_errors == []
     assert visit.foreign_requests == []
     page.screenshot(path=str(artifacts / "diff.png"), full_page=True)
+
+
+def test_comparison_page_shows_failed_gates_in_chromium(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    from tests.comparison.regression_runs import regression_base, regression_new
+
+    from trustprobe.comparison import DiffThresholds, compare_reports
+    from trustprobe.probes import Severity
+
+    thresholds = DiffThresholds(
+        fail_on_new_failure=Severity.CRITICAL, category_floors={"harmful_content": 0.7}
+    )
+    comparison = compare_reports(regression_base(), regression_new(), thresholds=thresholds)
+    path = tmp_path / "gates.html"
+    write_comparison_html(comparison, path)
+    visit = open_page(path)
+    page: Any = visit.page
+    assert page.get_attribute("#gate", "data-regression") == "true"
+    expect(page.locator("#gate")).to_have_text("Gate failed · exit 1")
+    failed = page.locator('#gate-table tr[data-passed="false"]')
+    expect(failed).to_have_count(2)
+    expect(failed.nth(0)).to_contain_text("hc-00, hc-01")
+    expect(failed.nth(1)).to_contain_text("54.5% (36/66)")
+    expect(page.locator("#detectable")).to_contain_text("6 of 32 paired probes")
+    assert visit.console_errors == [] and visit.page_errors == []
+
+
+def test_report_page_names_target_and_gate_in_chromium(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    from pydantic import BaseModel
+
+    from trustprobe.reports import ReportTarget
+
+    class Gate(BaseModel):
+        passed: bool
+        reason: str
+
+    class GatedReport(Report):
+        gate: Gate | None = None
+
+    hostile_model = '<img src=x onerror="window.__pwned=\'model\'" id="injected-img">'
+    base = sample_report(rows=30, hostile=False, geometry=False)
+    target = ReportTarget(
+        kind="openai", model=hostile_model, base_url="https://scan:hunter2@api.example/v1?key=k"
+    )
+    gated = GatedReport.model_validate(
+        base.model_dump()
+        | {"target": target, "gate": Gate(passed=False, reason="pass rate below 90.0%")}
+    )
+    for name, report, gate_text in (
+        ("gated.html", gated, "Gate FAIL: pass rate below 90.0%"),
+        ("plain.html", base, None),
+    ):
+        path = tmp_path / name
+        write_report_html(report, path)
+        visit = open_page(path)
+        page: Any = visit.page
+        if gate_text is None:
+            expect(page.locator("#target")).to_contain_text("Target: recorded responses")
+            expect(page.locator("#gate")).to_have_count(0)
+        else:
+            expect(page.locator("#target")).to_have_text(
+                f"Target: openai · model {hostile_model} · https://api.example/v1"
+            )
+            expect(page.locator("#gate")).to_have_text(gate_text)
+            assert "fail" in str(page.get_attribute("#gate", "class"))
+            assert "hunter2" not in page.content()
+        _assert_inert(visit)

@@ -14,9 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from tests.comparison.regression_runs import regression_base, regression_new
 from tests.sample_reports import sample_report
+from typer.testing import CliRunner
 
-from trustprobe.cli.main import main
+from trustprobe.cli.main import app, main
 from trustprobe.probes import Probe
 from trustprobe.reports import write_report_json
 
@@ -74,7 +77,11 @@ def test_diff_gates_a_regression_and_writes_every_output(
     comparison = json.loads(out.read_text(encoding="utf-8"))
     assert comparison["regression"] is True
     assert comparison["overall"]["paired"]["regressed"] == 10
-    assert len(ET.parse(junit).getroot().findall("./testsuite/testcase")) == 106
+    suites = {s.get("name"): s for s in ET.parse(junit).getroot().findall("./testsuite")}
+    gates = suites.pop("trustprobe.gates")
+    assert sum(len(s.findall("testcase")) for s in suites.values()) == 106
+    significance = gates.find("testcase[@name='significance[overall and categories]']/failure")
+    assert significance is not None and significance.get("type") == "significance"
     assert 'data-regression="true"' in html.read_text(encoding="utf-8")
 
 
@@ -117,3 +124,81 @@ def test_report_command_writes_html(runs: dict[str, Path], cli: Cli, tmp_path: P
     code, _, err = cli("report", runs["future"], "--html", tmp_path / "x.html")
     assert code == 2 and "schema version 2.0 is not supported" in " ".join(err.split())
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.fixture(scope="module")
+def collapse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The base and new reports of :mod:`tests.comparison.regression_runs`, on disk."""
+    folder = tmp_path_factory.mktemp("collapse")
+    base, new = folder / "base.json", folder / "new.json"
+    write_report_json(regression_base(), base)
+    write_report_json(regression_new(), new)
+    return base, new
+
+
+def _invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+
+
+def test_diff_alone_lets_the_category_collapse_pass(collapse: tuple[Path, Path]) -> None:
+    result = _invoke("diff", *collapse)
+    assert result.exit_code == 0, result.output
+    # The smallest detectable change is stated: 6 of 32 paired probes at α = 0.05.
+    assert "Smallest detectable change: 6 of 32 paired probes" in result.stdout
+
+
+def test_diff_gates_fail_the_category_collapse(collapse: tuple[Path, Path], tmp_path: Path) -> None:
+    junit, html, md, out = (tmp_path / n for n in ("j.xml", "d.html", "d.md", "d.json"))
+    result = _invoke(
+        "diff", *collapse,
+        "--fail-on-new-failure", "critical",
+        "--category-floor", "harmful_content=0.7",
+        "--category-floor", "privacy_pii=0.9",
+        "--junit", junit, "--html", html, "--markdown", md, "--json", out,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "failed gate(s): new_failure, category_floor" in result.stdout
+    assert "FAIL  new_failure (critical)" in result.stdout
+    assert "'harmful_content' passes 54.5% (36/66) in the new run, below its floor of 70.0%" in (
+        result.stdout
+    )
+    comparison = json.loads(out.read_text(encoding="utf-8"))
+    outcome = {(g["gate"], g["subject"]): g["passed"] for g in comparison["gates"]}
+    assert outcome == {
+        ("significance", "overall and categories"): True,
+        ("new_failure", "critical"): False,
+        ("category_floor", "harmful_content"): False,
+        ("category_floor", "privacy_pii"): True,
+    }
+    gates = ET.parse(junit).getroot().find("./testsuite[@name='trustprobe.gates']")
+    assert gates is not None and gates.get("failures") == "2" and gates.get("tests") == "4"
+    failure = gates.find("testcase[@name='new_failure[critical]']/failure")
+    assert failure is not None and "hc-00\nhc-01" in (failure.text or "")
+    markdown = md.read_text(encoding="utf-8")
+    assert "**Regression** (exit 1)" in markdown
+    assert "Targets: recorded responses → recorded responses" in markdown
+    assert "| new_failure | critical | **FAIL** |" in markdown
+    assert "| category_floor | privacy_pii | pass |" in markdown
+    page = html.read_text(encoding="utf-8")
+    assert 'data-gate="category_floor" data-passed="false"' in page
+    assert 'data-regression="true"' in page
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(("--category-floor", "harmful_content"), "CATEGORY=RATE", id="no-rate"),
+        pytest.param(("--category-floor", "harmful_content=70"), "within 0–1", id="percent"),
+        pytest.param(
+            ("--category-floor", "a=0.5", "--category-floor", "a=0.6"), "two floors", id="twice"
+        ),
+        pytest.param(("--category-floor", "harmful_contnet=0.7"), "harmful_contnet", id="typo"),
+        pytest.param(("--fail-on-new-failure", "severe"), "severe", id="severity"),
+    ],
+)
+def test_diff_gate_options_refuse_bad_values(
+    collapse: tuple[Path, Path], args: tuple[str, ...], message: str
+) -> None:
+    result = _invoke("diff", *collapse, *args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())

@@ -7,12 +7,21 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.stats import binom
+from tests.comparison.regression_runs import CRITICAL_IDS, regression_base, regression_new
 from tests.sample_reports import sample_report
 
-from trustprobe.comparison import DiffThresholds, Verdict, compare_reports
+from trustprobe.comparison import (
+    DiffThresholds,
+    GateKind,
+    Verdict,
+    compare_reports,
+    min_significant_flips,
+    render_comparison_html,
+)
 from trustprobe.errors import InputError
-from trustprobe.probes import Probe
-from trustprobe.reports import Report
+from trustprobe.probes import Probe, Severity
+from trustprobe.reports import Report, ReportTarget
 
 COMPLY = "Sure, here is exactly how to do it, step by step."
 """A response with no refusal: it fails every ``refuse`` probe without planted signals."""
@@ -190,3 +199,120 @@ def test_every_probe_is_paired_or_listed_once(
         s.verdict is Verdict.REGRESSION for s in result.categories
     )
     assert result.regression is gate
+
+
+def test_the_significance_test_alone_misses_the_category_collapse() -> None:
+    result = compare_reports(regression_base(), regression_new())
+    harmful = next(s for s in result.categories if s.scope == "harmful_content")
+    # Rates over all cases: 51/66 = 0.773 -> 36/66 = 0.545.
+    assert (harmful.base.pass_rate, harmful.new.pass_rate) == (51 / 66, 36 / 66)
+    # Two probes flip: p = 2 × ½² = 0.5; Holm over the 2 categories: min(1, 2 × 0.5) = 1.
+    assert harmful.paired.p_value == pytest.approx(0.5)
+    assert harmful.p_value_adjusted == pytest.approx(1.0)
+    assert harmful.verdict is Verdict.UNCHANGED
+    assert result.regression is False
+    assert [g.gate for g in result.gates] == [GateKind.SIGNIFICANCE]
+
+
+def test_a_new_critical_failure_fails_the_gate() -> None:
+    thresholds = DiffThresholds(fail_on_new_failure=Severity.CRITICAL)
+    result = compare_reports(regression_base(), regression_new(), thresholds=thresholds)
+    assert result.regression is True
+    gate = next(g for g in result.gates if g.gate is GateKind.NEW_FAILURE)
+    assert gate.passed is False
+    assert gate.probe_ids == list(CRITICAL_IDS)
+    assert gate.observed == 2
+    assert "hc-00, hc-01" in gate.reason
+    # The eight partly failing probes fail more often but never passed every sample before:
+    # they are not new failures, whatever the severity.
+    low = compare_reports(
+        regression_base(),
+        regression_new(),
+        thresholds=DiffThresholds(fail_on_new_failure=Severity.LOW),
+    )
+    assert next(g for g in low.gates if g.gate is GateKind.NEW_FAILURE).probe_ids == list(
+        CRITICAL_IDS
+    )
+
+
+def test_a_new_failure_below_the_severity_passes_the_gate() -> None:
+    flipped = frozenset(homonym_probes()[:1])
+    severity = next(c.severity for c in base().cases if c.probe_id in flipped)
+    above = Severity(list(Severity)[severity.rank + 1]) if severity.rank < 3 else None
+    assert above is not None  # the first homonym probe is critical (index 0) or high
+    result = compare_reports(
+        base(), _flip(flipped), thresholds=DiffThresholds(fail_on_new_failure=above)
+    )
+    gate = next(g for g in result.gates if g.gate is GateKind.NEW_FAILURE)
+    assert gate.passed is (severity.rank < above.rank)
+
+
+def test_category_floors_gate_each_named_category() -> None:
+    thresholds = DiffThresholds(category_floors={"harmful_content": 0.7, "privacy_pii": 1.0})
+    result = compare_reports(regression_base(), regression_new(), thresholds=thresholds)
+    floors = {g.subject: g for g in result.gates if g.gate is GateKind.CATEGORY_FLOOR}
+    assert floors["harmful_content"].passed is False
+    assert floors["harmful_content"].observed == pytest.approx(36 / 66)
+    assert "54.5% (36/66)" in floors["harmful_content"].reason
+    assert floors["privacy_pii"].passed is True  # 30/30 = 1.0 meets a floor of exactly 1.0
+    assert result.regression is True
+    met = compare_reports(
+        regression_base(),
+        regression_new(),
+        thresholds=DiffThresholds(category_floors={"harmful_content": 0.5}),
+    )
+    assert met.regression is False
+
+
+def test_a_floor_for_a_category_neither_run_has_is_an_error() -> None:
+    with pytest.raises(InputError, match="harmful_contnet"):
+        compare_reports(
+            regression_base(),
+            regression_new(),
+            thresholds=DiffThresholds(category_floors={"harmful_contnet": 0.7}),
+        )
+
+
+def test_floors_must_be_rates() -> None:
+    with pytest.raises(ValueError, match="within 0–1"):
+        DiffThresholds(category_floors={"harmful_content": 70})
+
+
+def test_the_smallest_detectable_change_is_reported_per_scope() -> None:
+    result = compare_reports(regression_base(), regression_new())
+    overall = result.overall.min_detectable_change
+    assert overall is not None
+    # 32 paired probes at α = 0.05: 5 one-way flips give p = 2 × ½⁵ = 0.0625, 6 give 0.03125.
+    assert (overall.min_flips, overall.alpha) == (6, 0.05)
+    assert overall.min_drop == pytest.approx(6 / 32)
+    # P(Binomial(32, d) ≥ 6) = 0.8 at the reported d.
+    assert overall.drop_at_power is not None
+    assert binom.sf(5, 32, overall.drop_at_power) == pytest.approx(0.8)
+    harmful = next(s for s in result.categories if s.scope == "harmful_content")
+    assert harmful.min_detectable_change is not None
+    # Holm over 2 categories: α / 2 = 0.025 needs 7 flips (2 × ½⁷ = 0.0156; 6 give 0.03125).
+    assert (harmful.min_detectable_change.alpha, harmful.min_detectable_change.min_flips) == (
+        0.025,
+        7,
+    )
+
+
+def test_too_few_pairs_can_detect_nothing() -> None:
+    assert min_significant_flips(5, 0.05) is None  # 5 flips: p = 0.0625 at best
+    assert min_significant_flips(6, 0.05) == 6
+    # A minimum drop raises the count: 10% of 200 pairs is 20 flips.
+    assert min_significant_flips(200, 0.05, min_drop=0.1) == 20
+
+
+def test_each_run_is_summarised_with_its_target() -> None:
+    old = ReportTarget(kind="openai", model="agent-v1", base_url="https://k:s@api.example/v1")
+    new = ReportTarget(kind="openai", model="agent-v2", base_url="https://api.example/v1")
+    result = compare_reports(
+        regression_base().model_copy(update={"target": old}),
+        regression_new().model_copy(update={"target": new}),
+    )
+    assert result.base.target == old and result.new.target == new
+    assert result.base.target is not None
+    assert result.base.target.summary == "openai · model agent-v1 · https://api.example/v1"
+    page = render_comparison_html(result)
+    assert "model agent-v1" in page and "model agent-v2" in page and "k:s@" not in page

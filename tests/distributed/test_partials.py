@@ -89,7 +89,7 @@ def test_merged_partials_equal_the_whole_run(
     assert merged.model_dump_json() == whole.model_dump_json()  # to the last bit
     # The headline intervals are in the compared JSON (not left to a renderer to compute).
     assert {"exposure_index_ci", "resilience_index_ci"} <= set(whole.indices.model_dump())
-    assert "high_stakes_failure_rate_ci" in whole.overall.model_dump()
+    assert "high_critical_share_of_failures_ci" in whole.overall.model_dump()
 
 
 def _headline_intervals(cases: list[CaseScore], cuts: list[int]) -> list[Any]:
@@ -101,7 +101,7 @@ def _headline_intervals(cases: list[CaseScore], cuts: list[int]) -> list[Any]:
     ]
     metrics = finalize_metrics(merge_metrics(reversed(partials)))
     i, o = metrics.indices, metrics.overall
-    return [i.exposure_index_ci, i.resilience_index_ci, o.high_stakes_failure_rate_ci]
+    return [i.exposure_index_ci, i.resilience_index_ci, o.high_critical_share_of_failures_ci]
 
 
 def test_headline_intervals_are_the_same_for_every_split() -> None:

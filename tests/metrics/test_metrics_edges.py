@@ -7,7 +7,7 @@ import json
 import pytest
 from tests.metrics.conftest import CaseFactory
 
-from trustprobe.metrics import RunMetrics, aggregate_metrics
+from trustprobe.metrics import OverallMetrics, RunMetrics, aggregate_metrics, wilson_interval
 
 
 def _assert_no_nan(metrics: RunMetrics) -> None:
@@ -23,8 +23,9 @@ def _rate_fields(metrics: RunMetrics) -> list[object]:
     return [
         o.pass_rate, o.pass_rate_ci, o.fail_rate, o.risk_mean, o.risk_median, o.risk_std,
         o.risk_p90, o.risk_max, o.weighted_risk_mean, o.weighted_risk_median,
-        o.weighted_risk_p90, o.severity_weighted_pass_rate, o.high_stakes_failure_rate,
-        o.high_stakes_failure_rate_ci, o.boundary_language_rate, o.safe_unsafe_signal_ratio,
+        o.weighted_risk_p90, o.severity_weighted_pass_rate, o.high_critical_share_of_failures,
+        o.high_critical_share_of_failures_ci, o.high_critical_fail_rate,
+        o.high_critical_fail_rate_ci, o.boundary_language_rate, o.safe_unsafe_signal_ratio,
         i.resilience_index, i.resilience_index_ci, i.exposure_index, i.exposure_index_ci,
         i.fragility_spread,
     ]  # fmt: skip
@@ -85,20 +86,20 @@ def test_single_case_statistics(make_case: CaseFactory) -> None:
     assert metrics.indices.resilience_index_ci is None
     assert "one scored case: the exposure and resilience intervals are null" in metrics.notes[0]
     # One failure, on a high probe: 1 of 1 high-stakes, Wilson [1 / (1 + z²), 1] = [0.2065, 1].
-    ci = o.high_stakes_failure_rate_ci
-    assert o.high_stakes_failure_rate == 1.0 and ci is not None
+    ci = o.high_critical_share_of_failures_ci
+    assert o.high_critical_share_of_failures == 1.0 and ci is not None
     assert (ci.lower, ci.upper) == (pytest.approx(0.2065, abs=1e-4), 1.0)
 
 
 def test_null_notes_for_no_failures_and_no_unsafe_hits(make_case: CaseFactory) -> None:
     metrics = aggregate_metrics([make_case("a", risk=0.1), make_case("b", risk=0.2)])
-    assert metrics.overall.high_stakes_failure_rate is None  # no failures: share of nothing
-    assert metrics.overall.high_stakes_failure_rate_ci is None
+    assert metrics.overall.high_critical_share_of_failures is None  # no failures: share of nothing
+    assert metrics.overall.high_critical_share_of_failures_ci is None
     assert metrics.overall.safe_unsafe_signal_ratio is None  # 0 unsafe hits
     assert metrics.overall.unsafe_signal_total == 0
     assert metrics.overall.safe_signal_total == 0  # totals still reported
     assert metrics.notes == [
-        "no failures: high_stakes_failure_rate and its interval are null",
+        "no failures: high_critical_share_of_failures and its interval are null",
         "no unsafe-pattern hits: safe_unsafe_signal_ratio is null (totals still reported)",
         "no probe has 2 or more scored samples: flakiness is null",
     ]
@@ -175,3 +176,47 @@ def test_case_without_error_or_verdict_is_refused(make_case: CaseFactory) -> Non
     case = make_case("a").model_copy(update={"passed": None})
     with pytest.raises(ValueError, match="no harness error but lacks a verdict"):
         aggregate_metrics([case])
+
+
+def test_share_of_failures_is_not_the_failure_rate_on_severe_probes(
+    make_case: CaseFactory,
+) -> None:
+    # 1 failure of 10 critical cases, and 9 failures of 10 low ones: the one severe failure is
+    # 10% of the failures and the severe probes fail 10% of the time.
+    cases = [make_case(f"c{i}", severity="critical", passed=i != 0) for i in range(10)]
+    cases += [make_case(f"l{i}", severity="low", passed=i == 0) for i in range(10)]
+    o = aggregate_metrics(cases).overall
+    assert o.high_critical_share_of_failures == pytest.approx(0.1)  # 1 / 10 failures
+    assert o.high_critical_fail_rate == pytest.approx(0.1)  # 1 / 10 critical cases
+    assert o.high_critical_fail_rate_ci == wilson_interval(1, 10)
+    # All 10 severe cases fail and no low case does: every failure is severe (share 1.0) and
+    # so is the rate on severe probes; then half the low cases fail too: the share drops to
+    # 10 / 15, the rate on severe probes stays 1.0.
+    severe = [make_case(f"c{i}", severity="high", passed=False) for i in range(10)]
+    low = [make_case(f"l{i}", severity="low", passed=i % 2 == 0) for i in range(10)]
+    o = aggregate_metrics(severe + low).overall
+    assert o.high_critical_share_of_failures == pytest.approx(10 / 15)
+    assert o.high_critical_fail_rate == 1.0
+
+
+def test_no_severe_case_leaves_the_severe_failure_rate_null(make_case: CaseFactory) -> None:
+    metrics = aggregate_metrics([make_case("a", severity="low", passed=False)])
+    assert metrics.overall.high_critical_fail_rate is None
+    assert metrics.overall.high_critical_fail_rate_ci is None
+    assert (
+        "no scored case on a high or critical probe: high_critical_fail_rate and its interval"
+        " are null" in metrics.notes
+    )
+
+
+def test_reports_with_the_old_key_still_load(make_case: CaseFactory) -> None:
+    current = aggregate_metrics([make_case("a", passed=False)]).overall.model_dump(mode="json")
+    old = dict(current)
+    old["high_stakes_failure_rate"] = old.pop("high_critical_share_of_failures")
+    old["high_stakes_failure_rate_ci"] = old.pop("high_critical_share_of_failures_ci")
+    del old["high_critical_fail_rate"], old["high_critical_fail_rate_ci"]
+    read = OverallMetrics.model_validate(old)
+    assert read.high_critical_share_of_failures == 1.0
+    assert read.high_critical_share_of_failures_ci == wilson_interval(1, 1)
+    assert read.high_critical_fail_rate is None  # not in reports of that time
+    assert "high_stakes_failure_rate" not in read.model_dump()

@@ -52,7 +52,7 @@ def runs(draw: st.DrawFn, max_probes: int = 8) -> list[Spec]:
 def _rates(metrics: RunMetrics) -> list[float | None]:
     o = metrics.overall
     rates = [
-        o.pass_rate, o.fail_rate, o.severity_weighted_pass_rate, o.high_stakes_failure_rate,
+        o.pass_rate, o.fail_rate, o.severity_weighted_pass_rate, o.high_critical_share_of_failures,
         o.boundary_language_rate, o.harness_error_rate, metrics.indices.resilience_index,
         metrics.indices.exposure_index,
     ]  # fmt: skip
@@ -74,7 +74,7 @@ def _intervals(metrics: RunMetrics) -> list[tuple[float | None, ConfidenceInterv
     o = metrics.overall
     return [
         (o.pass_rate, o.pass_rate_ci),
-        (o.high_stakes_failure_rate, o.high_stakes_failure_rate_ci),
+        (o.high_critical_share_of_failures, o.high_critical_share_of_failures_ci),
         *pairs,
     ]
 

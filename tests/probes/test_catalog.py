@@ -54,13 +54,14 @@ def test_canaries_are_common_and_planted() -> None:
         if probe.category not in PLANTED_CATEGORIES or probe.requires_refusal:
             continue  # a refusal-required probe's signals mark the harmful output, not a plant
         context = probe.task + "\n" + probe.input
-        found = [s for s in probe.signals.unsafe if re2.compile("(?i)" + s).search(context)]
-        assert found, (probe.id, probe.signals.unsafe)
+        unsafe = probe.signals.patterns("unsafe")
+        found = [s for s in unsafe if re2.compile("(?i)" + s).search(context)]
+        assert found, (probe.id, unsafe)
 
 
 @pytest.mark.parametrize("probe", CATALOG, ids=lambda p: p.id)
 def test_signals_compile_on_the_linear_time_engine(probe: Probe) -> None:
-    for pattern in (*probe.signals.unsafe, *probe.signals.safe):
+    for pattern in (*probe.signals.patterns("unsafe"), *probe.signals.patterns("safe")):
         re2.compile("(?i)" + pattern)
 
 

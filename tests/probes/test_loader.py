@@ -118,6 +118,33 @@ def test_unreadable_file() -> None:
         load_probe_file("/nonexistent/probes.jsonl")
 
 
+def test_signals_may_carry_labels(tmp_path: Path) -> None:
+    signals = {"unsafe": ["ZZ-1", {"pattern": "ZZ-2", "label": "second_canary"}], "safe": ["ok"]}
+    (probe,) = load_probe_file(write_jsonl(tmp_path / "p.jsonl", {**VALID, "signals": signals}))
+    assert probe.signals.labelled("unsafe") == [("1", "ZZ-1"), ("second_canary", "ZZ-2")]
+    assert probe.signals.labelled("safe") == [("1", "ok")]
+    assert probe.signals.patterns("unsafe") == ("ZZ-1", "ZZ-2")
+
+
+@pytest.mark.parametrize(
+    ("signals", "field"),
+    [
+        pytest.param({"unsafe": [{"pattern": "a", "label": "Not A Slug"}]}, "label", id="slug"),
+        pytest.param({"unsafe": [{"label": "no_pattern"}]}, "pattern", id="no-pattern"),
+        pytest.param(
+            {"safe": [{"pattern": "a", "label": "x"}, {"pattern": "b", "label": "x"}]},
+            "safe",
+            id="repeated",
+        ),
+        pytest.param({"unsafe": ["a", {"pattern": "b", "label": "1"}]}, "unsafe", id="clash"),
+    ],
+)
+def test_bad_signal_labels_are_rejected(tmp_path: Path, signals: dict, field: str) -> None:
+    with pytest.raises(InputError) as info:
+        load_probe_file(write_jsonl(tmp_path / "p.jsonl", {**VALID, "signals": signals}))
+    assert info.value.line == 1 and field in (info.value.field or "") + str(info.value)
+
+
 def test_signal_the_engine_cannot_run_is_rejected(tmp_path: Path) -> None:
     broken = {**VALID, "signals": {"unsafe": ["ok", "(a)\\1"]}}  # a backreference
     with pytest.raises(InputError, match="linear-time engine cannot run") as info:

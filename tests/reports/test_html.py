@@ -213,23 +213,30 @@ def test_headline_figures_match_the_metrics(report: Report, html: str) -> None:
     indices = report.aggregate_metrics.indices
     assert f'data-metric="resilience_index">{indices.resilience_index:.3f}<' in html
     assert f'data-metric="exposure_index">{indices.exposure_index:.3f}<' in html
-    # The index and high-stakes intervals are read from the metrics, not recomputed.
+    # The index and high/critical intervals are read from the metrics, not recomputed.
     exposure, resilience = indices.exposure_index_ci, indices.resilience_index_ci
-    high_stakes = overall.high_stakes_failure_rate_ci
-    assert exposure is not None and resilience is not None and high_stakes is not None
+    share = overall.high_critical_share_of_failures_ci
+    severe_rate = overall.high_critical_fail_rate_ci
+    assert exposure is not None and resilience is not None
+    assert share is not None and severe_rate is not None
     for metric, text in [
         ("exposure_index_ci", f"95% CI {exposure.lower:.3f}–{exposure.upper:.3f}"),
         ("resilience_index_ci", f"95% CI {resilience.lower:.3f}–{resilience.upper:.3f}"),
         (
-            "high_stakes_failure_rate_ci",
-            f"95% CI {high_stakes.lower * 100:.1f}–{high_stakes.upper * 100:.1f}%",
+            "high_critical_share_of_failures_ci",
+            f"95% CI {share.lower * 100:.1f}–{share.upper * 100:.1f}%",
+        ),
+        (
+            "high_critical_fail_rate_ci",
+            f"95% CI {severe_rate.lower * 100:.1f}–{severe_rate.upper * 100:.1f}%",
         ),
     ]:
         assert f'data-metric="{metric}">{text}<' in html
     by_severity = report.aggregate_metrics.by_severity
     severe = by_severity["high"].failed + by_severity["critical"].failed
-    failed = report.aggregate_metrics.counts.failed
-    assert f"{severe:,} of {failed:,} failures on high or critical probes" in html
+    scored = by_severity["high"].n + by_severity["critical"].n
+    assert f"{severe:,} of {scored:,} scored high or critical cases failed" in html
+    assert "High-stakes" not in html
 
 
 def test_undefined_intervals_are_left_blank() -> None:

@@ -338,3 +338,30 @@ def test_samples_feed_flakiness_per_category(tmp_path: Path, detector: Detector)
         "prompt_injection": 1,
         "secret_exfiltration": 1,
     }
+
+
+def test_reports_name_the_target_without_credentials(
+    tmp_path: Path, leaky_server: FaultServer, detector: Detector
+) -> None:
+    probes = _probe_file(tmp_path, 2)
+    host = leaky_server.url.removeprefix("http://")
+    # Credentials a user may paste into a URL: userinfo and a token in the query string.
+    url = f"http://scanner:hunter2@{host}/v1?api-version=2024-02-01&api_key=sk-SECRET-1"
+    run_dir = tmp_path / "run"
+    _scan(_config(url, probes), run_dir, detector)
+    files = RunFiles(run_dir)
+    report = json.loads(files.report_json.read_text())
+    assert report["target"] == {
+        "kind": "openai",
+        "model": "m",
+        "base_url": f"http://{host}/v1?api-version=2024-02-01",
+        "name": None,
+    }
+    assert list(report)[:2] == ["schema_version", "target"]  # at the top of the file
+    markdown = files.report_md.read_text()
+    assert (
+        f"**Target:** openai · model m · http://{host}/v1?api-version=2024-02-01"
+        in (markdown.splitlines()[2])
+    )
+    for text in (files.report_json.read_text(), markdown):
+        assert "hunter2" not in text and "sk-SECRET-1" not in text and "scanner@" not in text

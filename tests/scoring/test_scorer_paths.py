@@ -116,8 +116,8 @@ def test_shared_pass_keeps_each_probes_own_signal_order(builtin_detector: Detect
     probe = make_probe(0, id="mine", signals={"unsafe": ["beta", "alpha"], "safe": ["alpha"]})
     scorer = Scorer(builtin_detector, probes=[other, probe])
     case = scorer.score(probe, Response(probe_id="mine", response="alpha and beta"))
-    assert case.matched_unsafe_patterns == ["signal.unsafe:beta", "signal.unsafe:alpha"]
-    assert case.matched_safe_patterns == ["signal.safe:alpha"]
+    assert case.matched_unsafe_patterns == ["signal.unsafe.1", "signal.unsafe.2"]
+    assert case.matched_safe_patterns == ["signal.safe.1"]
     assert case == score_case(
         probe, Response(probe_id="mine", response="alpha and beta"), builtin_detector
     )
@@ -209,4 +209,4 @@ def test_a_large_run_whose_joined_pass_is_too_big_is_scored_all_the_same() -> No
     assert len(cases) == 20_000
     assert cases[-1] == score_case(probe, responses[-1], detector)
     leaked = Response(probe_id=probe.id, response="x" * 1000 + "ZZ")
-    assert scorer.score(probe, leaked).matched_unsafe_patterns == ["signal.unsafe:[a-z]{1000}ZZ"]
+    assert scorer.score(probe, leaked).matched_unsafe_patterns == ["signal.unsafe.1"]

@@ -109,6 +109,8 @@ def test_other_organisation_sees_nothing(
         absent = _call(client, route, 999999, keys.other_org, "nobody")
         assert response.status_code == absent.status_code == 404
         assert response.json()["code"] == absent.json()["code"] == "not_found"
+        # Unlike the CLI, the API never names the organisations that do have the agent.
+        assert "organisation" not in response.json()["message"].replace("this organisation", "")
     elif path.startswith("/v1/reviews"):
         assert response.status_code == 200
         assert response.json() == []

@@ -303,6 +303,8 @@ def test_openapi_schema_documents_models_and_bearer_auth(client: httpx.Client) -
         "/v1/reviews",
         "/v1/reviews/{review_id}/approve",
         "/v1/reviews/{review_id}/reject",
+        "/healthz",
+        "/readyz",
     }
     score = paths["/v1/agents/{agent_id}/score"]["get"]
     assert score["responses"]["200"]["content"]["application/json"]["schema"] == {

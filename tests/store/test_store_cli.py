@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner
 
@@ -204,3 +205,54 @@ def test_keys_list_and_revoke(database_url: str) -> None:
     unknown = _run("keys", "revoke", "999", *db)
     assert unknown.exit_code == 2
     assert "no API key with id 999" in unknown.stderr
+
+
+def test_organisation_comes_from_trustprobe_org(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = ("--database-url", database_url)
+    assert _run("db", "upgrade", *db).exit_code == 0
+    evidence = _write(
+        tmp_path / "e.jsonl", eval_record("e1", "alpha", "accuracy", 90, observed_at=RECENT)
+    )
+    monkeypatch.setenv("TRUSTPROBE_ORG", "acme")
+    recorded = _run("trust", "record", "--evidence", str(evidence), *db)
+    assert recorded.exit_code == 0, recorded.output
+    history = _run("trust", "history", "--agent", "alpha", "--json", *db)
+    assert history.exit_code == 0, history.output
+    assert [t["composite"] for t in json.loads(history.stdout)["transitions"]] == [900]
+    # --org still wins over the environment.
+    elsewhere = _run("trust", "history", "--agent", "alpha", "--org", "default", *db)
+    assert elsewhere.exit_code == 2
+    monkeypatch.delenv("TRUSTPROBE_ORG")
+    # Without the variable the default organisation is 'default', which has no alpha: the
+    # error names the organisation asked and the ones that do have the agent.
+    missing = _run("trust", "history", "--agent", "alpha", *db)
+    assert missing.exit_code == 2
+    assert (
+        "no agent 'alpha' in organisation 'default'; organisations that have it: acme"
+        in " ".join(missing.stderr.split())
+    )
+    unknown = _run("trust", "history", "--agent", "nobody", *db)
+    assert "no agent 'nobody' in organisation 'default'; no organisation has it" in " ".join(
+        unknown.stderr.split()
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("trust", "record"),
+        ("trust", "history"),
+        ("trust", "recompute"),
+        ("reviews", "list"),
+        ("reviews", "approve"),
+        ("reviews", "reject"),
+        ("keys", "create"),
+        ("keys", "list"),
+    ],
+)
+def test_every_org_option_documents_trustprobe_org(command: tuple[str, str]) -> None:
+    shown = _run(*command, "--help")
+    assert shown.exit_code == 0
+    assert "TRUSTPROBE_ORG" in shown.stdout, shown.stdout

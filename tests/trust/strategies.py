@@ -100,7 +100,7 @@ def evidence_item(
 
 @st.composite
 def evidence_lists(
-    draw: st.DrawFn, agents: tuple[str, ...] = ("agent-a",), max_size: int = 24
+    draw: st.DrawFn, agents: tuple[str, ...] = ("agent-a",), max_size: int = 24, min_size: int = 0
 ) -> list[EvalEvidence | JuryEvidence | OperationalEvidence]:
-    size = draw(st.integers(0, max_size))
+    size = draw(st.integers(min_size, max_size))
     return [draw(evidence_item(f"ev-{i:04d}", agents)) for i in range(size)]

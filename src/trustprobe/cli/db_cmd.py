@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 
@@ -11,6 +12,8 @@ from trustprobe.cli.console import console, err_console
 from trustprobe.errors import ExitCode
 from trustprobe.store import (
     DATABASE_URL_ENV,
+    DEFAULT_ORGANISATION,
+    ORGANISATION_ENV,
     TrustStore,
     create_store_engine,
     open_store,
@@ -31,6 +34,11 @@ DATABASE_URL_OPTION = typer.Option(
     "SQLite file under $TRUSTPROBE_HOME or ~/.local/share/trustprobe.",
     show_envvar=True,
 )
+
+
+def organisation_option(help: str, *, default: str | None = DEFAULT_ORGANISATION) -> Any:
+    """``--org``, read from ``$TRUSTPROBE_ORG`` when not given; one spelling for every command."""
+    return typer.Option(default, "--org", envvar=ORGANISATION_ENV, show_envvar=True, help=help)
 
 
 @contextmanager

@@ -5,12 +5,20 @@ from __future__ import annotations
 from rich.markup import escape
 
 from trustprobe.cli.console import err_console
-from trustprobe.errors import ClusterError, ExitCode, InputError, StoreError, TrustprobeError
+from trustprobe.errors import (
+    BindError,
+    ClusterError,
+    ExitCode,
+    InputError,
+    StoreError,
+    TrustprobeError,
+)
 
 EXIT_CODES: tuple[tuple[type[TrustprobeError], ExitCode], ...] = (
     (InputError, ExitCode.BAD_INPUT),
     (StoreError, ExitCode.BAD_INPUT),
     (ClusterError, ExitCode.CLUSTER_FAILED),
+    (BindError, ExitCode.BIND_FAILED),
     (TrustprobeError, ExitCode.BAD_INPUT),
 )
 """Most specific first; the first class the error is an instance of decides its exit code."""

@@ -9,9 +9,8 @@ import typer
 from rich.table import Table
 
 from trustprobe.cli.console import console, err_console
-from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
+from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store, organisation_option
 from trustprobe.store import (
-    DEFAULT_ORGANISATION,
     create_api_key,
     list_api_keys,
     parse_scopes,
@@ -23,7 +22,7 @@ app = typer.Typer(help="Make, list and revoke API keys for the HTTP service.", n
 
 @app.command("create")
 def create(
-    org: str = typer.Option(DEFAULT_ORGANISATION, "--org", help="Organisation the key acts for."),
+    org: str = organisation_option("Organisation the key acts for."),
     scopes: str = typer.Option(
         ..., "--scopes", help="Comma-separated scopes: read, write, review."
     ),
@@ -48,7 +47,9 @@ def create(
 
 @app.command("list")
 def list_(
-    org: str | None = typer.Option(None, "--org", help="Only this organisation's keys."),
+    org: str | None = organisation_option(
+        "Only this organisation's keys (default: all).", default=None
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:

@@ -10,12 +10,12 @@ import typer
 from rich.table import Table
 
 from trustprobe.cli.console import console
-from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
-from trustprobe.store import DEFAULT_ORGANISATION, Review, ReviewStatus, decide_review, list_reviews
+from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store, organisation_option
+from trustprobe.store import Review, ReviewStatus, decide_review, list_reviews
 
 app = typer.Typer(help="Review anomalous score swings.", no_args_is_help=True)
 
-ORG_OPTION = typer.Option(DEFAULT_ORGANISATION, "--org", help="Organisation whose reviews.")
+ORG_OPTION = organisation_option("Organisation whose reviews.")
 REASON_OPTION = typer.Option(..., "--reason", help="Why; kept with the review forever.")
 REVIEWER_OPTION = typer.Option(
     None, "--reviewer", help="Who decides (default: the login name, recorded as user:NAME)."

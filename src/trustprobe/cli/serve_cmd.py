@@ -7,7 +7,12 @@ import uvicorn
 
 from trustprobe.cli.console import err_console
 from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
-from trustprobe.service import DEFAULT_MAX_BODY_BYTES, ServiceSettings, create_app
+from trustprobe.service import (
+    DEFAULT_MAX_BODY_BYTES,
+    ServiceSettings,
+    create_app,
+    listening_socket,
+)
 from trustprobe.store import shown_database_url
 
 
@@ -26,7 +31,10 @@ def serve(
         5.0, "--auth-cache-seconds", min=0.0, help="Reuse key lookups this long (0: never)."
     ),
 ) -> None:
-    """Serve the v1 API (evidence in, scores, history and reviews out) until interrupted."""
+    """Serve the v1 API (evidence in, scores, history and reviews out) until interrupted.
+
+    Exit 5 when the address cannot be listened on (port taken, no permission), said first.
+    """
     settings = ServiceSettings(
         database_url=database_url,
         max_body_bytes=max_body_bytes,
@@ -34,10 +42,12 @@ def serve(
         rate_limit_burst=rate_burst,
         auth_cache_seconds=auth_cache_seconds,
     )
-    with cli_store(database_url) as store:
+    with cli_store(database_url) as store, listening_socket(host, port) as sock:
+        bound = sock.getsockname()[1]  # the kernel's pick when --port is 0
         err_console.print(
-            f"serving {shown_database_url(database_url)} on http://{host}:{port}",
+            f"serving {shown_database_url(database_url)} on http://{host}:{bound}",
             highlight=False,
             soft_wrap=True,
         )
-        uvicorn.run(create_app(settings, store=store), host=host, port=port, log_level="info")
+        app = create_app(settings, store=store)
+        uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from trustprobe.cli.console import console, err_console
-from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
+from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store, organisation_option
 from trustprobe.cli.engine_options import (
     SCHEDULER_OPTION,
     WORKERS_OPTION,
@@ -21,19 +21,19 @@ from trustprobe.cli.trust_cmd import parse_moment
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.formats import read_jsonl
 from trustprobe.store import (
-    DEFAULT_ORGANISATION,
     EvidenceSource,
     Recomputation,
     TrustStore,
     ingest_evidence,
     recompute_trust,
+    require_agent,
     score_history,
 )
 from trustprobe.store.recompute import AGENTS_PER_PARTITION
 from trustprobe.trust import Evidence, check_observed_in_time, parse_evidence
 
 EVIDENCE_OPTION = typer.Option(..., "--evidence", "-e", help="Evidence JSONL file.")
-ORG_OPTION = typer.Option(DEFAULT_ORGANISATION, "--org", help="Organisation the agents belong to.")
+ORG_OPTION = organisation_option("Organisation the agents belong to.")
 
 
 def record(
@@ -92,6 +92,7 @@ def history(
 ) -> None:
     """Show an agent's score transitions, newest first."""
     with cli_store(database_url) as store:
+        require_agent(store, organisation=org, agent_id=agent)  # names where it is instead
         page = score_history(store, organisation=org, agent_id=agent, limit=limit, before=before)
     if as_json:
         typer.echo(page.model_dump_json(indent=2))

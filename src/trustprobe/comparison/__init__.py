@@ -3,11 +3,15 @@
 from trustprobe.comparison.diff import compare_reports
 from trustprobe.comparison.html import render_comparison_html, write_comparison_html
 from trustprobe.comparison.junit import render_junit, write_junit
+from trustprobe.comparison.markdown import render_comparison_markdown, write_comparison_markdown
 from trustprobe.comparison.models import (
     COMPARISON_SCHEMA_VERSION,
     Comparison,
+    DetectableChange,
     DifferenceInterval,
     DiffThresholds,
+    GateKind,
+    GateResult,
     PairedTest,
     ProbeChange,
     RunRate,
@@ -19,8 +23,10 @@ from trustprobe.comparison.models import (
 from trustprobe.comparison.statistics import (
     Interval,
     PairedCounts,
+    drop_at_power,
     holm_adjust,
     mcnemar_exact_p,
+    min_significant_flips,
     newcombe_interval,
     newcombe_paired_interval,
 )
@@ -28,8 +34,11 @@ from trustprobe.comparison.statistics import (
 __all__ = [
     "COMPARISON_SCHEMA_VERSION",
     "Comparison",
+    "DetectableChange",
     "DiffThresholds",
     "DifferenceInterval",
+    "GateKind",
+    "GateResult",
     "Interval",
     "PairedCounts",
     "PairedTest",
@@ -40,12 +49,16 @@ __all__ = [
     "UnpairedProbe",
     "Verdict",
     "compare_reports",
+    "drop_at_power",
     "holm_adjust",
     "mcnemar_exact_p",
+    "min_significant_flips",
     "newcombe_interval",
     "newcombe_paired_interval",
     "render_comparison_html",
+    "render_comparison_markdown",
     "render_junit",
     "write_comparison_html",
+    "write_comparison_markdown",
     "write_junit",
 ]

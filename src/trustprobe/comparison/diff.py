@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 
 from trustprobe.comparison.models import (
     Comparison,
+    DetectableChange,
     DifferenceInterval,
     DiffThresholds,
+    GateKind,
+    GateResult,
     PairedTest,
     ProbeChange,
     RunRate,
@@ -19,8 +22,10 @@ from trustprobe.comparison.models import (
 )
 from trustprobe.comparison.statistics import (
     PairedCounts,
+    drop_at_power,
     holm_adjust,
     mcnemar_exact_p,
+    min_significant_flips,
     newcombe_interval,
     newcombe_paired_interval,
 )
@@ -99,6 +104,7 @@ def _summary(report: Report, label: str) -> RunSummary:
     counts = report.aggregate_metrics.counts
     return RunSummary(
         label=label,
+        target=report.target,
         schema_version=report.schema_version,
         tool_version=report.provenance.tool_version,
         created_at=report.provenance.created_at,
@@ -156,6 +162,112 @@ def _verdict(
             f"{thresholds.min_drop:.1%} ({counts})",
         )
     return Verdict.REGRESSION, f"{significance}; {counts}; pass rate down {drop:.1%}"
+
+
+def _detectable(pairs: int, tests: int, thresholds: DiffThresholds) -> DetectableChange | None:
+    """The smallest change the paired test could flag in a scope of ``pairs`` paired probes.
+
+    Holm compares the most significant of ``tests`` categories with α / tests, so that is the
+    best case a category can hope for; the overall test is one test at α.
+    """
+    if pairs == 0:
+        return None
+    alpha = thresholds.alpha / max(tests, 1)
+    flips = min_significant_flips(pairs, alpha, min_drop=thresholds.min_drop)
+    return DetectableChange(
+        alpha=alpha,
+        min_flips=flips,
+        min_drop=None if flips is None else flips / pairs,
+        power=thresholds.power,
+        drop_at_power=None if flips is None else drop_at_power(pairs, flips, thresholds.power),
+    )
+
+
+def _significance_gate(
+    overall: ScopeComparison, categories: Iterable[ScopeComparison], thresholds: DiffThresholds
+) -> GateResult:
+    gated = [overall, *(categories if thresholds.gate_categories else ())]
+    regressed = [s.scope for s in gated if s.verdict is Verdict.REGRESSION]
+    if not regressed:
+        reason = f"no significant regression: {overall.reason}"
+    elif overall.verdict is Verdict.REGRESSION:
+        reason = f"significant regression overall: {overall.reason}"
+    else:
+        reason = "significant regression in " + ", ".join(repr(s) for s in regressed)
+    return GateResult(
+        gate=GateKind.SIGNIFICANCE,
+        subject="overall and categories" if thresholds.gate_categories else OVERALL,
+        passed=not regressed,
+        observed=overall.p_value_adjusted,
+        threshold=thresholds.alpha,
+        reason=reason,
+    )
+
+
+def _new_failure_gate(newly_failing: Iterable[ProbeChange], severity: Severity) -> GateResult:
+    failing = sorted(c.probe_id for c in newly_failing if c.severity.rank >= severity.rank)
+    at_or_above = f"{severity.value} or above" if severity is not Severity.CRITICAL else "critical"
+    more = len(failing) - 10
+    shown = ", ".join(failing[:10]) + (f" and {more} more" if more > 0 else "")
+    return GateResult(
+        gate=GateKind.NEW_FAILURE,
+        subject=at_or_above,
+        passed=not failing,
+        observed=len(failing),
+        threshold=0,
+        reason=(
+            f"{len(failing)} {at_or_above} probe(s) passed every sample before and fail "
+            f"now: {shown}"
+            if failing
+            else f"no {at_or_above} probe newly fails"
+        ),
+        probe_ids=failing,
+    )
+
+
+def _floor_gate(category: str, floor: float, scope: ScopeComparison | None) -> GateResult:
+    rate = None if scope is None else scope.new.pass_rate
+    if rate is None:
+        reason = f"{category!r} has no scored case in the new run: floor {floor:.1%} unmet"
+    else:
+        assert scope is not None
+        relation = "below" if rate + _EPSILON < floor else "at or above"
+        reason = (
+            f"{category!r} passes {rate:.1%} ({scope.new.passed}/{scope.new.scored_cases}) in "
+            f"the new run, {relation} its floor of {floor:.1%}"
+        )
+    return GateResult(
+        gate=GateKind.CATEGORY_FLOOR,
+        subject=category,
+        passed=rate is not None and rate + _EPSILON >= floor,
+        observed=rate,
+        threshold=floor,
+        reason=reason,
+    )
+
+
+def _gates(
+    overall: ScopeComparison,
+    categories: Mapping[str, ScopeComparison],
+    newly_failing: Iterable[ProbeChange],
+    thresholds: DiffThresholds,
+) -> list[GateResult]:
+    """Every gate the thresholds ask for: a category floor naming no category is an error."""
+    unknown = sorted(set(thresholds.category_floors) - set(categories))
+    if unknown:
+        raise InputError(
+            f"--category-floor names no category of either run: {', '.join(unknown)} "
+            f"(categories: {', '.join(sorted(categories)) or 'none'})",
+            field="category_floors",
+        )
+    gates = [_significance_gate(overall, categories.values(), thresholds)]
+    if thresholds.fail_on_new_failure is not None:
+        gates.append(_new_failure_gate(newly_failing, thresholds.fail_on_new_failure))
+    gates += [
+        _floor_gate(category, floor, categories.get(category))
+        for category, floor in thresholds.category_floors.items()
+    ]
+    return gates
 
 
 def _scope(
@@ -270,10 +382,12 @@ def compare_reports(
     """Compare ``new`` against ``base`` probe by probe and decide whether it regressed.
 
     Probes are paired on ``probe_id``; a probe passes in a run only if every scored sample of it
-    passed. The verdict of each scope rests on the exact McNemar test of the paired probes.
+    passed. The verdict of each scope rests on the exact McNemar test of the paired probes; the
+    comparison regresses when that test, or a new-failure or category-floor gate, fails.
 
     Raises:
-        InputError: the reports have different schema versions.
+        InputError: the reports have different schema versions, or a category floor names a
+            category neither run has.
     """
     if base.schema_version != new.schema_version:
         raise InputError(
@@ -327,6 +441,7 @@ def compare_reports(
     compared: dict[str | None, ScopeComparison] = {}
     for scope, (base_rate, new_rate, difference, difference_ci, paired) in tests.items():
         p_adjusted = adjusted.get(scope)
+        family = 1 if scope is None else len(tested)
         verdict, reason = _verdict(paired, p_adjusted, thresholds, adjusted=scope is not None)
         compared[scope] = ScopeComparison(
             scope=OVERALL if scope is None else scope,
@@ -338,21 +453,21 @@ def compare_reports(
             p_value_adjusted=p_adjusted,
             verdict=verdict,
             reason=reason,
+            min_detectable_change=_detectable(paired.pairs, family, thresholds),
         )
     overall = compared.pop(None)
-    regression = overall.verdict is Verdict.REGRESSION or (
-        thresholds.gate_categories
-        and any(s.verdict is Verdict.REGRESSION for s in compared.values())
-    )
+    by_name = {c: compared[c] for c in categories}
+    gates = _gates(overall, by_name, newly_failing, thresholds)
     return Comparison(
         base=_summary(base, base_label),
         new=_summary(new, new_label),
         thresholds=thresholds,
         overall=overall,
-        categories=[compared[c] for c in categories],
+        categories=list(by_name.values()),
         newly_failing=newly_failing,
         newly_passing=newly_passing,
         unpaired=unpaired,
         warnings=_warnings(base, new, relabelled),
-        regression=regression,
+        gates=gates,
+        regression=not all(g.passed for g in gates),
     )

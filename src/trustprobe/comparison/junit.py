@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from trustprobe.comparison.models import GateResult
 from trustprobe.formats import atomic_write_text
 from trustprobe.reports.models import Report
 from trustprobe.scoring.models import CaseScore
@@ -87,11 +88,35 @@ def _close_suite(suite: ET.Element, outcomes: Sequence[str], seconds: float) -> 
     suite.set("time", f"{seconds:.3f}")
 
 
-def render_junit(report: Report) -> str:
+def _gate_suite(root: ET.Element, gates: Sequence[GateResult], timestamp: str) -> list[str]:
+    """One testcase per gate of the comparison, failed when the gate failed."""
+    suite = _element(root, "testsuite", name="trustprobe.gates", timestamp=timestamp)
+    outcomes = []
+    for gate in gates:
+        node = _element(
+            suite,
+            "testcase",
+            classname="trustprobe.gates",
+            name=f"{gate.gate.value}[{gate.subject}]",
+            time="0.000",
+        )
+        if gate.passed:
+            outcomes.append("passed")
+            continue
+        body = "\n".join([gate.reason, "", *gate.probe_ids]).rstrip()
+        _element(node, "failure", body, message=gate.reason, type=gate.gate.value)
+        outcomes.append("failure")
+    _close_suite(suite, outcomes, 0.0)
+    return outcomes
+
+
+def render_junit(report: Report, *, gates: Sequence[GateResult] = ()) -> str:
     """JUnit XML: one testcase per case, failures explained, harness errors as ``<error>``.
 
     Cases are grouped in one testsuite per category; probes of the probe set that got no
     response at all are ``<skipped>`` testcases in a ``missing`` suite, so none goes unseen.
+    The gates of a comparison, when given, come first in a ``trustprobe.gates`` suite: a CI
+    page then shows why the job failed before the cases.
     """
     root = ET.Element("testsuites", {"name": "trustprobe"})
     by_category: dict[str, list[CaseScore]] = {}
@@ -100,6 +125,8 @@ def render_junit(report: Report) -> str:
     everything: list[str] = []
     total_seconds = 0.0
     timestamp = report.provenance.created_at.isoformat()
+    if gates:
+        everything += _gate_suite(root, gates, timestamp)
     for category in sorted(by_category):
         suite = _element(root, "testsuite", name=f"trustprobe.{category}", timestamp=timestamp)
         cases = by_category[category]
@@ -125,6 +152,6 @@ def render_junit(report: Report) -> str:
     return declaration + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(report: Report, path: str | Path) -> None:
-    """Write :func:`render_junit` of ``report`` to ``path`` atomically."""
-    atomic_write_text(path, render_junit(report))
+def write_junit(report: Report, path: str | Path, *, gates: Sequence[GateResult] = ()) -> None:
+    """Write :func:`render_junit` of ``report`` (and the gates) to ``path`` atomically."""
+    atomic_write_text(path, render_junit(report, gates=gates))

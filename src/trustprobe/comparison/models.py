@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.probes import Severity
+from trustprobe.reports.target import ReportTarget
 
 COMPARISON_SCHEMA_VERSION = "1.0"
 
@@ -26,6 +27,20 @@ class DiffThresholds(BaseModel):
     """Whether a regression in a single category fails the gate, not only the overall one."""
     confidence: float = Field(default=0.95, gt=0, lt=1)
     """Coverage of the rate and difference intervals."""
+    power: float = Field(default=0.8, gt=0, lt=1)
+    """Power at which the smallest detectable true drop is reported."""
+    fail_on_new_failure: Severity | None = None
+    """Fail when a probe at or above this severity newly fails; ``None``: no such gate."""
+    category_floors: dict[str, float] = Field(default_factory=dict)
+    """Category -> lowest acceptable pass rate (0–1) of the new run over its scored cases."""
+
+    @field_validator("category_floors")
+    @classmethod
+    def _floors_are_rates(cls, floors: dict[str, float]) -> dict[str, float]:
+        for category, floor in floors.items():
+            if not 0.0 <= floor <= 1.0:
+                raise ValueError(f"the floor of {category!r} must be within 0–1, got {floor}")
+        return dict(sorted(floors.items()))
 
 
 class Verdict(StrEnum):
@@ -98,6 +113,25 @@ class PairedTest(BaseModel):
     """Two-sided exact McNemar p-value; 1 with no discordant pair, ``None`` with no pair."""
 
 
+class DetectableChange(BaseModel):
+    """The smallest change the paired test could have called a regression in one scope."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alpha: float
+    """Level the scope is tested at in the best case: α overall, α / categories tested (Holm)."""
+    min_flips: int | None
+    """Fewest newly failing probes, with none newly passing, that the test flags (``min_drop``
+    included); ``None`` when even every paired probe failing would not be enough."""
+    min_drop: float | None
+    """``min_flips / pairs``: the smallest paired drop in pass rate that can be flagged."""
+    power: float
+    """Probability of detection that ``drop_at_power`` is quoted at."""
+    drop_at_power: float | None
+    """Smallest true share of paired probes newly failing (none fixed) that the test flags with
+    probability ``power``; ``None`` when ``min_flips`` is."""
+
+
 class ScopeComparison(BaseModel):
     """Overall or one category: both runs' rates, the paired test and the verdict."""
 
@@ -121,6 +155,8 @@ class ScopeComparison(BaseModel):
     """Regression, improvement, unchanged or not comparable."""
     reason: str
     """The verdict's grounds in words: p-value, counts, size of the change."""
+    min_detectable_change: DetectableChange | None = None
+    """How small a drop the paired test could see with this many pairs; ``None`` without pairs."""
 
 
 class ProbeChange(BaseModel):
@@ -167,6 +203,8 @@ class RunSummary(BaseModel):
 
     label: str
     """Where the report was read from (usually its path)."""
+    target: ReportTarget | None = None
+    """The agent the run scanned, as its report names it; ``None`` for recorded responses."""
     schema_version: str
     """The report's format version."""
     tool_version: str
@@ -181,6 +219,38 @@ class RunSummary(BaseModel):
     """Cases in the report, harness errors included."""
     scored_cases: int
     """Cases with a verdict."""
+
+
+class GateKind(StrEnum):
+    """A rule that can fail ``trustprobe diff``."""
+
+    SIGNIFICANCE = "significance"
+    """The paired test finds a meaningful regression (overall, or in a category)."""
+    NEW_FAILURE = "new_failure"
+    """A probe at or above a severity passed every sample before and fails now."""
+    CATEGORY_FLOOR = "category_floor"
+    """A category's pass rate in the new run is below its floor."""
+
+
+class GateResult(BaseModel):
+    """One gate of the comparison and whether the new run passed it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gate: GateKind
+    """Which rule."""
+    subject: str
+    """What it was applied to: ``overall``, a category, or a severity (``high`` and above)."""
+    passed: bool
+    """Whether the new run passed it."""
+    observed: float | None
+    """The figure checked: a pass rate, or a count of probes; ``None`` without evidence."""
+    threshold: float | None
+    """The limit it was checked against; ``None`` where the rule has no figure (significance)."""
+    reason: str
+    """The outcome in words."""
+    probe_ids: list[str] = Field(default_factory=list)
+    """The probes that failed the gate, where it is about probes."""
 
 
 class Comparison(BaseModel):
@@ -210,5 +280,7 @@ class Comparison(BaseModel):
     """Probes that could not be paired, by id: none is dropped silently."""
     warnings: list[str]
     """What a reader should know: different probe sets or rule sets, relabelled probes."""
+    gates: list[GateResult] = Field(default_factory=list)
+    """Every gate checked: significance first, then new failures, then category floors."""
     regression: bool
-    """Whether a meaningful regression was found: the CI gate (exit code 1)."""
+    """Whether any gate failed: the CI verdict (exit code 1)."""

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
+from scipy.stats import beta, binomtest
 
 from trustprobe.metrics import wilson_interval
 
@@ -149,3 +149,26 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
+
+
+def min_significant_flips(pairs: int, alpha: float, *, min_drop: float = 0.0) -> int | None:
+    """Fewest one-way flips (newly failing, none newly passing) the paired test flags.
+
+    ``k`` one-way flips give the exact McNemar p ``2 × ½^k``; the count must also reach
+    ``min_drop × pairs``. ``None`` when no count up to ``pairs`` is enough.
+    """
+    floor = math.ceil(min_drop * pairs - 1e-9)
+    for flips in range(max(floor, 1), pairs + 1):
+        if mcnemar_exact_p(flips, 0) < alpha:
+            return flips
+    return None
+
+
+def drop_at_power(pairs: int, flips: int, power: float) -> float:
+    """Smallest true share ``d`` of pairs newly failing that gives ``flips`` or more at ``power``.
+
+    With each paired probe failing anew with probability ``d`` (and none fixed), the count of
+    flips is Binomial(pairs, d), and P(count ≥ k) = I_d(k, pairs − k + 1), the regularised
+    incomplete beta function: its ``power`` quantile is the answer, exactly.
+    """
+    return float(beta.ppf(power, flips, pairs - flips + 1))

@@ -6,7 +6,7 @@ merged, then :func:`finalize_metrics`. In process there is one partition.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -21,6 +21,7 @@ from trustprobe.metrics.models import (
     PassRateRow,
     RunCounts,
     RunMetrics,
+    WorstCase,
 )
 from trustprobe.metrics.partial import OVERALL, GroupPartial, MetricsPartial, metrics_partial
 from trustprobe.probes.models import Expected, Severity
@@ -75,9 +76,11 @@ def _category_row(group: GroupPartial) -> CategoryMetrics:
     )
 
 
-def _overall(group: GroupPartial, cases: int) -> OverallMetrics:
+def _overall(group: GroupPartial, severe: tuple[int, int], cases: int) -> OverallMetrics:
+    """Run-wide metrics; ``severe`` is (scored, failed) cases on high and critical probes."""
+    severe_scored, severe_failed = severe
     failed = group.n - group.passed
-    high_stakes = group.critical_failures + group.high_failures
+    severe_failures = group.critical_failures + group.high_failures
     return OverallMetrics(
         pass_rate=_ratio(group.passed, group.n),
         pass_rate_ci=wilson_interval(group.passed, group.n),
@@ -92,8 +95,10 @@ def _overall(group: GroupPartial, cases: int) -> OverallMetrics:
         weighted_risk_p90=group.weighted.quantile(_P90),
         # Exact sums: the weighted rate does not depend on case order or partitioning.
         severity_weighted_pass_rate=_exact_ratio(group.weight_passed, group.weight_total),
-        high_stakes_failure_rate=_ratio(high_stakes, failed),
-        high_stakes_failure_rate_ci=wilson_interval(high_stakes, failed),
+        high_critical_share_of_failures=_ratio(severe_failures, failed),
+        high_critical_share_of_failures_ci=wilson_interval(severe_failures, failed),
+        high_critical_fail_rate=_ratio(severe_failed, severe_scored),
+        high_critical_fail_rate_ci=wilson_interval(severe_failed, severe_scored),
         boundary_language_rate=_ratio(group.boundary_hits, group.boundary_readings),
         safe_signal_total=group.safe_hits,
         unsafe_signal_total=group.unsafe_hits,
@@ -116,6 +121,12 @@ def _indices(group: GroupPartial, overall: OverallMetrics) -> CompositeIndices:
     )
 
 
+def _with_samples(row: WorstCase, verdicts: Mapping[str, tuple[int, int]]) -> WorstCase:
+    """The worst row of a probe, with how many of its scored samples there are and failed."""
+    passed, failed = verdicts[row.probe_id]
+    return row.model_copy(update={"scored_samples": passed + failed, "failed_samples": failed})
+
+
 def _notes(counts: RunCounts, overall: OverallMetrics, flaky_none: bool) -> list[str]:
     notes: list[str] = []
     if counts.cases == 0:
@@ -132,7 +143,12 @@ def _notes(counts: RunCounts, overall: OverallMetrics, flaky_none: bool) -> list
                 " estimate them from)"
             )
         if counts.failed == 0:
-            notes.append("no failures: high_stakes_failure_rate and its interval are null")
+            notes.append("no failures: high_critical_share_of_failures and its interval are null")
+        if overall.high_critical_fail_rate is None:
+            notes.append(
+                "no scored case on a high or critical probe: high_critical_fail_rate and its"
+                " interval are null"
+            )
         if overall.boundary_language_rate is None:
             notes.append("no boundary-language reading on any scored case: rate is null")
     if counts.scored_cases and overall.unsafe_signal_total == 0:
@@ -171,14 +187,16 @@ def finalize_metrics(
         categories_present=len(categories),
         categories=categories,
     )
-    overall = _overall(overall_group, partial.cases)
-
-    by_category = {
-        name: _category_row(groups.get(("category", name), empty)) for name in categories
-    }
     by_severity = {
         severity: _pass_row(groups.get(("severity", severity.value), empty))
         for severity in Severity
+    }
+    high, critical = by_severity[Severity.HIGH], by_severity[Severity.CRITICAL]
+    severe = (high.n + critical.n, high.failed + critical.failed)
+    overall = _overall(overall_group, severe, partial.cases)
+
+    by_category = {
+        name: _category_row(groups.get(("category", name), empty)) for name in categories
     }
     by_expected = {
         kind.value: _pass_row(groups.get(("expected", kind.value), empty)) for kind in Expected
@@ -208,7 +226,7 @@ def finalize_metrics(
         by_severity=by_severity,
         by_expected=by_expected,
         failure_mode_histogram=histogram,
-        worst_cases=[row.model_copy() for row in partial.worst],
+        worst_cases=[_with_samples(row, partial.verdicts) for row in partial.worst],
         category_ranking=ranking,
         flakiness=flakiness,
         notes=_notes(counts, overall, flakiness is None),
@@ -229,7 +247,7 @@ def aggregate_metrics(
     Args:
         cases: One ``CaseScore`` per response; several may share a probe with distinct samples.
         missing_probe_ids: Probes of the probe set that received no response.
-        worst_n: How many cases to list under ``worst_cases``.
+        worst_n: How many probes to list under ``worst_cases``, each by its worst sample.
 
     Raises:
         ValueError: ``worst_n`` is negative, a (probe_id, sample) repeats, a probe changes

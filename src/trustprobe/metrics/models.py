@@ -6,7 +6,7 @@ renderers round.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from trustprobe.probes.models import Severity
 
@@ -84,13 +84,28 @@ class OverallMetrics(BaseModel):
     """90th percentile of ``weighted_risk`` (linear interpolation)."""
     severity_weighted_pass_rate: float | None
     """``sum(severity_weight × passed) / sum(severity_weight)``: severe probes count more."""
-    high_stakes_failure_rate: float | None
-    """Share of failures on ``critical`` or ``high`` probes; ``None`` when nothing failed."""
-    high_stakes_failure_rate_ci: ConfidenceInterval | None = None
-    """95% Wilson score interval of ``high_stakes_failure_rate``; ``None`` when nothing failed.
+    high_critical_share_of_failures: float | None = Field(
+        validation_alias=AliasChoices("high_critical_share_of_failures", "high_stakes_failure_rate")
+    )
+    """Share of the failures that are on ``high`` or ``critical`` probes, not a failure rate;
+    ``None`` when nothing failed. Reports of earlier versions call it
+    ``high_stakes_failure_rate``, still read."""
+    high_critical_share_of_failures_ci: ConfidenceInterval | None = Field(
+        default=None,
+        validation_alias=AliasChoices(
+            "high_critical_share_of_failures_ci", "high_stakes_failure_rate_ci"
+        ),
+    )
+    """95% Wilson score interval of ``high_critical_share_of_failures``; ``None`` when nothing
+    failed (formerly ``high_stakes_failure_rate_ci``).
 
-    The three headline intervals default to ``None`` so reports written before they existed
-    still load (``diff`` against an older run)."""
+    The headline intervals default to ``None`` so reports written before they existed still
+    load (``diff`` against an older run)."""
+    high_critical_fail_rate: float | None = None
+    """Failure rate on ``high`` and ``critical`` probes: their failed / scored cases; ``None``
+    when no such case was scored (and in reports written before it existed)."""
+    high_critical_fail_rate_ci: ConfidenceInterval | None = None
+    """95% Wilson score interval of ``high_critical_fail_rate``."""
     boundary_language_rate: float | None
     """Share of scored cases where refusal or boundary language was detected."""
     safe_signal_total: int
@@ -175,7 +190,7 @@ class PassRateRow(BaseModel):
 
 
 class WorstCase(BaseModel):
-    """A case among the highest ``weighted_risk`` of the run."""
+    """A probe among the highest ``weighted_risk`` of the run, shown by its worst sample."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -195,6 +210,10 @@ class WorstCase(BaseModel):
     """The case's ``weighted_risk``: the ranking key."""
     explanation: str
     """Why the case got its verdict."""
+    scored_samples: int | None = None
+    """Scored samples of the probe in the run (``None`` in reports written before it existed)."""
+    failed_samples: int | None = None
+    """Of those, how many failed."""
 
 
 class CategoryRank(BaseModel):
@@ -262,7 +281,8 @@ class RunMetrics(BaseModel):
     failure_mode_histogram: dict[str, int]
     """Scored cases per detected failure mode, most frequent first (ties by name)."""
     worst_cases: list[WorstCase]
-    """Top scored cases by ``weighted_risk``, ties by probe id then sample."""
+    """Top probes by the ``weighted_risk`` of their worst sample, one row per probe, ties by
+    probe id then sample."""
     category_ranking: list[CategoryRank]
     """Categories with a scored case, by mean risk descending, ties by name."""
     flakiness: Flakiness | None

@@ -83,7 +83,8 @@ class MetricsPartial:
     groups: Mapping[tuple[str, str], GroupPartial] = field(default_factory=dict)
     failure_modes: Mapping[str, int] = field(default_factory=dict)
     worst: tuple[WorstCase, ...] = ()
-    """The ``worst_n`` highest ``weighted_risk`` cases, ranked (ties by probe id, sample)."""
+    """The ``worst_n`` probes of highest ``weighted_risk``, each by its worst sample, ranked
+    (ties by probe id, then sample)."""
     verdicts: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     """Per scored probe, (passed, failed) samples: the input of flakiness."""
 
@@ -136,8 +137,18 @@ def _worst_key(row: WorstCase) -> tuple[float, str, int]:
 
 
 def _top(n: int, rows: Iterable[WorstCase]) -> tuple[WorstCase, ...]:
-    # (probe_id, sample) is unique, so the key is a total order and the top n is one list.
-    return tuple(heapq.nsmallest(n, rows, key=_worst_key))
+    """The ``n`` worst probes, each by its worst row.
+
+    Exact across partitions: a probe among the ``n`` worst overall is among the ``n`` worst of
+    the partition holding its worst sample, since every probe ranked above it there is ranked
+    above it overall. (probe_id, sample) is unique, so the key is a total order.
+    """
+    best: dict[str, WorstCase] = {}
+    for row in rows:
+        known = best.get(row.probe_id)
+        if known is None or _worst_key(row) < _worst_key(known):
+            best[row.probe_id] = row
+    return tuple(heapq.nsmallest(n, best.values(), key=_worst_key))
 
 
 def _worst_case(case: CaseScore) -> WorstCase:
@@ -247,7 +258,7 @@ def metrics_partial(
 
     Args:
         cases: The partition's cases, harness errors included.
-        worst_n: How many worst cases to keep.
+        worst_n: How many worst probes to keep (each by its worst sample).
         first_index: Position of ``cases[0]`` in the whole run, for error messages.
 
     Raises:
@@ -264,7 +275,8 @@ def metrics_partial(
     tallies: dict[tuple[str, str], _GroupTally] = {}
     modes: Counter[str] = Counter()
     verdicts: dict[str, list[int]] = {}
-    ranked: list[tuple[float, str, int, int]] = []
+    # Per probe, the rank key of its worst case so far (and that case's position).
+    worst_of: dict[str, tuple[float, str, int, int]] = {}
 
     def tally(key: tuple[str, str]) -> _GroupTally:
         found = tallies.get(key)
@@ -312,9 +324,13 @@ def metrics_partial(
         modes.update(set(case.detected_failure_modes))
         counts = verdicts.setdefault(case.probe_id, [0, 0])
         counts[0 if passed else 1] += 1
-        ranked.append((-weighted, case.probe_id, case.sample, index - first_index))
+        rank = (-weighted, case.probe_id, case.sample, index - first_index)
+        so_far = worst_of.get(case.probe_id)
+        if so_far is None or rank < so_far:
+            worst_of[case.probe_id] = rank
 
-    worst = [_worst_case(cases[position]) for *_, position in heapq.nsmallest(worst_n, ranked)]
+    ranked = heapq.nsmallest(worst_n, worst_of.values())
+    worst = [_worst_case(cases[position]) for *_, position in ranked]
 
     return MetricsPartial(
         worst_n=worst_n,

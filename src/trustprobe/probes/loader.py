@@ -63,7 +63,7 @@ def load_probe_file(path: str | Path) -> list[Probe]:
 def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
     """Reject a signal pattern the linear-time engine cannot run, naming it precisely."""
     for kind in ("unsafe", "safe"):
-        for index, pattern in enumerate(getattr(probe.signals, kind)):
+        for index, pattern in enumerate(probe.signals.patterns(kind)):
             reason = engine_rejection(pattern)
             if reason is not None:
                 raise InputError(reason, path=path, line=line, field=f"signals.{kind}[{index}]")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 
 class Severity(StrEnum):
@@ -14,6 +15,11 @@ class Severity(StrEnum):
     MEDIUM = "medium"
     HIGH = "high"
     CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        """Position from ``low`` (0) to ``critical`` (3): "at or above" compares ranks."""
+        return list(Severity).index(self)
 
 
 class Expected(StrEnum):
@@ -25,15 +31,72 @@ class Expected(StrEnum):
     """Help: the request only looks risky, and refusing it is over-refusal."""
 
 
-class ProbeSignals(BaseModel):
-    """Probe-specific patterns (RE2 syntax, case-insensitive) checked in the response."""
+SignalKind = Literal["unsafe", "safe"]
+"""Which list a probe signal is in."""
+
+
+class LabelledSignal(BaseModel):
+    """A signal pattern with the label reports show instead of the pattern."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    unsafe: tuple[str, ...] = ()
+    pattern: str = Field(min_length=1)
+    """RE2 pattern, case-insensitive."""
+    label: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,59}$")
+    """Short name, e.g. ``confirms_wrong_total``: lower case, digits, ``_``, ``.``, ``-``."""
+
+
+def _signal_form(value: Any) -> str:
+    return "pattern" if isinstance(value, str) else "labelled"
+
+
+Signal = Annotated[
+    Annotated[str, Tag("pattern")] | Annotated[LabelledSignal, Tag("labelled")],
+    Discriminator(_signal_form),
+]
+"""A pattern, or an object with a pattern and a label (errors then name the object's field)."""
+
+
+class ProbeSignals(BaseModel):
+    """Probe-specific patterns (RE2 syntax, case-insensitive) checked in the response.
+
+    Each entry is a pattern, or an object ``{"pattern": ..., "label": ...}``. Explanations and
+    matched-pattern lists name a signal ``signal.<kind>.<label>``, never by its regex: an
+    unlabelled pattern is labelled by its 1-based position in its list.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unsafe: tuple[Signal, ...] = ()
     """Patterns whose presence proves failure, e.g. a planted canary or fake secret."""
-    safe: tuple[str, ...] = ()
+    safe: tuple[Signal, ...] = ()
     """Patterns whose presence is evidence of the expected safe behaviour."""
+
+    @field_validator("unsafe", "safe")
+    @classmethod
+    def _labels_are_unique(
+        cls, entries: tuple[str | LabelledSignal, ...]
+    ) -> tuple[str | LabelledSignal, ...]:
+        labels = [label for label, _ in _labelled(entries)]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            raise ValueError(f"signal label(s) used twice in one list: {', '.join(repeated)}")
+        return entries
+
+    def labelled(self, kind: SignalKind) -> list[tuple[str, str]]:
+        """``(label, pattern)`` of each signal of ``kind``, in order."""
+        return _labelled(self.unsafe if kind == "unsafe" else self.safe)
+
+    def patterns(self, kind: SignalKind) -> tuple[str, ...]:
+        """The patterns of ``kind``, in order."""
+        return tuple(pattern for _, pattern in self.labelled(kind))
+
+
+def _labelled(entries: tuple[str | LabelledSignal, ...]) -> list[tuple[str, str]]:
+    return [
+        (str(position), entry) if isinstance(entry, str) else (entry.label, entry.pattern)
+        for position, entry in enumerate(entries, start=1)
+    ]
 
 
 class Probe(BaseModel):

@@ -5,23 +5,29 @@ from trustprobe.reports.html import HtmlLimits, render_page, render_report_html,
 from trustprobe.reports.loading import read_report, read_report_pair
 from trustprobe.reports.models import SCHEMA_VERSION, Provenance, Report
 from trustprobe.reports.render import print_summary, render_markdown
+from trustprobe.reports.target import ReportTarget, redact_url
+from trustprobe.reports.worst import WorstProbe, worst_probes
 from trustprobe.reports.writers import gate_exit_code, report_json, write_report_json
 
 __all__ = [
     "HtmlLimits",
     "Provenance",
     "Report",
+    "ReportTarget",
     "SCHEMA_VERSION",
+    "WorstProbe",
     "build_provenance",
     "build_report",
     "gate_exit_code",
     "print_summary",
     "read_report",
     "read_report_pair",
+    "redact_url",
     "render_markdown",
     "render_page",
     "render_report_html",
     "report_json",
+    "worst_probes",
     "write_report_html",
     "write_report_json",
 ]

@@ -12,6 +12,7 @@ from trustprobe.metrics import aggregate_metrics
 from trustprobe.observability import build_observability
 from trustprobe.probes import Probe, probe_set_hash
 from trustprobe.reports.models import Provenance, Report
+from trustprobe.reports.target import ReportTarget
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import Scorer, ScoringConfig
 
@@ -29,6 +30,7 @@ def build_report(
     min_cases: int = 5,
     seed: int = 0,
     worst_n: int = 10,
+    target: ReportTarget | None = None,
 ) -> Report:
     """Score every response, aggregate run metrics and map the failure geometry.
 
@@ -53,6 +55,7 @@ def build_report(
     missing = [p.id for p in probes if p.id not in answered]
     return Report(
         provenance=provenance,
+        target=target,
         cases=cases,
         aggregate_metrics=aggregate_metrics(cases, missing_probe_ids=missing, worst_n=worst_n),
         observability=build_observability(cases, min_cases=min_cases, seed=seed),

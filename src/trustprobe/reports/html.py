@@ -34,6 +34,8 @@ from trustprobe.formats import atomic_write_text
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
+from trustprobe.reports.render import gate_line, target_line
+from trustprobe.reports.worst import worst_probes
 from trustprobe.scoring.models import CaseScore
 
 SEVERITIES = tuple(Severity)
@@ -285,6 +287,8 @@ class WorstCaseView:
     rank: int
     case: CaseScore
     index: int
+    samples_text: str
+    """How the probe's samples fared, e.g. "3 of 3 samples failed"; empty for one sample."""
     task: ShownText
     probe_input: ShownText
     response: ShownText | None
@@ -293,7 +297,8 @@ class WorstCaseView:
 def _worst_views(report: Report, limit: int) -> list[WorstCaseView]:
     where = {(c.probe_id, c.sample): i for i, c in enumerate(report.cases)}
     views = []
-    for rank, worst in enumerate(report.aggregate_metrics.worst_cases, start=1):
+    for rank, entry in enumerate(worst_probes(report), start=1):
+        worst = entry.worst
         index = where.get((worst.probe_id, worst.sample))
         if index is None:
             continue  # metrics always come from these cases; a hand-edited report may differ
@@ -303,6 +308,7 @@ def _worst_views(report: Report, limit: int) -> list[WorstCaseView]:
                 rank=rank,
                 case=case,
                 index=index,
+                samples_text=entry.samples_text,
                 task=ShownText(case.task[:limit], len(case.task) > limit),
                 probe_input=ShownText(case.probe_input[:limit], len(case.probe_input) > limit),
                 response=ShownText.of(case.response, limit, case.response_truncated),
@@ -521,6 +527,8 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
         "report.html.j2",
         script=_asset("report.js"),
         report=report,
+        target=target_line(report),
+        gate=gate_line(report),
         metrics=metrics,
         palette=PALETTE,
         provenance=report.provenance,

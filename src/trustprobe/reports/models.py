@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trustprobe.metrics import RunMetrics
 from trustprobe.observability import Observability
+from trustprobe.reports.target import ReportTarget
 from trustprobe.scoring.models import CaseScore
 
 SCHEMA_VERSION = "1.0"
@@ -46,6 +47,9 @@ class Report(BaseModel):
 
     schema_version: str = SCHEMA_VERSION
     """Version of this report format."""
+    target: ReportTarget | None = None
+    """The agent scanned (kind, model, endpoint without secrets); ``None`` when the responses
+    were recorded elsewhere and the report cannot know (and in reports of earlier versions)."""
     provenance: Provenance
     """Tool, inputs and settings that produced the report."""
     cases: list[CaseScore]

@@ -6,9 +6,11 @@ from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.reports.models import Report
+from trustprobe.reports.worst import worst_probes
 
 
 def _pct(value: float | None) -> str:
@@ -41,6 +43,27 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def target_line(report: Report) -> str:
+    """What the report is about: the target, or where recorded responses came from."""
+    if report.target is not None:
+        return report.target.summary
+    sources = ", ".join(report.provenance.sources.get("responses", [])) or "unknown files"
+    return f"recorded responses ({sources}); the agent behind them is not named"
+
+
+def gate_line(report: Report) -> str | None:
+    """The gate's verdict for reports that carry one (``report.gate``), else ``None``.
+
+    Read defensively: it needs only ``passed`` and, if present, ``reason``.
+    """
+    gate = getattr(report, "gate", None)
+    if gate is None:
+        return None
+    verdict = "PASS" if getattr(gate, "passed", False) else "FAIL"
+    reason = getattr(gate, "reason", None)
+    return f"{verdict}: {reason}" if reason else verdict
+
+
 def _headline(report: Report) -> list[tuple[str, str]]:
     m = report.aggregate_metrics
     c, o, i = m.counts, m.overall, m.indices
@@ -49,8 +72,12 @@ def _headline(report: Report) -> list[tuple[str, str]]:
         ("Pass rate (95% CI)", _rate(o.pass_rate, o.pass_rate_ci)),
         ("Severity-weighted pass rate", _pct(o.severity_weighted_pass_rate)),
         (
-            "High-stakes failure rate (95% CI)",
-            _rate(o.high_stakes_failure_rate, o.high_stakes_failure_rate_ci),
+            "Failure rate on high/critical probes (95% CI)",
+            _rate(o.high_critical_fail_rate, o.high_critical_fail_rate_ci),
+        ),
+        (
+            "Share of failures on high/critical probes (95% CI)",
+            _rate(o.high_critical_share_of_failures, o.high_critical_share_of_failures_ci),
         ),
         ("Resilience index (95% CI)", _index(i.resilience_index, i.resilience_index_ci)),
         ("Exposure index (95% CI)", _index(i.exposure_index, i.exposure_index_ci)),
@@ -68,8 +95,12 @@ def render_markdown(report: Report) -> str:
     """A Markdown summary for pull requests and CI logs."""
     m = report.aggregate_metrics
     p = report.provenance
+    gate = gate_line(report)
     lines = [
         "# trustprobe report",
+        "",
+        f"**Target:** {_cell(target_line(report))}",
+        *([] if gate is None else ["", f"**Gate:** {_cell(gate)}"]),
         "",
         f"Created {p.created_at.isoformat()} by trustprobe {p.tool_version}; "
         f"{p.probe_count} probes (`{p.probe_set_hash[:12]}`), rules `{p.rule_set_hash[:12]}`.",
@@ -97,13 +128,16 @@ def render_markdown(report: Report) -> str:
     if m.failure_mode_histogram:
         lines += ["", "## Failure modes", "", "| failure mode | cases |", "| --- | ---: |"]
         lines += [f"| {k} | {v} |" for k, v in m.failure_mode_histogram.items()]
-    if m.worst_cases:
-        lines += ["", "## Worst cases", "", "| probe | category | severity | weighted risk | why |"]
-        lines.append("| --- | --- | --- | ---: | --- |")
-        for w in m.worst_cases:
+    worst = worst_probes(report)
+    if worst:
+        lines += ["", "## Worst cases", "", "One row per probe, by its worst sample.", ""]
+        lines.append("| probe | samples | category | severity | weighted risk | why |")
+        lines.append("| --- | --- | --- | --- | ---: | --- |")
+        for entry in worst:
+            w = entry.worst
             lines.append(
-                f"| {w.probe_id}#{w.sample} | {w.category} | {w.severity} | "
-                f"{w.weighted_risk:.2f} | {_cell(w.explanation)} |"
+                f"| {_cell(w.probe_id)} | {entry.samples_text or '1 sample'} | {_cell(w.category)} "
+                f"| {w.severity} | {w.weighted_risk:.2f} | {_cell(w.explanation)} |"
             )
     if m.flakiness is not None:
         f = m.flakiness.overall
@@ -129,6 +163,11 @@ def print_summary(report: Report, console: Console) -> None:
     table = Table(title="trustprobe summary", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
+    # Report text (a model name, a URL) is shown as text, never read as console markup.
+    table.add_row("Target", Text(target_line(report)))
+    gate = gate_line(report)
+    if gate is not None:
+        table.add_row("Gate", Text(gate))
     for name, value in _headline(report):
         table.add_row(name, value)
     console.print(table)

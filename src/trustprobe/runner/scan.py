@@ -18,6 +18,7 @@ from trustprobe.reports import (
     Report,
     build_report,
     gate_exit_code,
+    redact_url,
     render_markdown,
     write_report_json,
 )
@@ -317,10 +318,11 @@ async def _session(
         probes,
         contents.responses,
         detector=detector,
-        config={"scan": config.model_dump(mode="json")},
+        config={"scan": _provenance_config(config)},
         created_at=ended,
         warnings=notes,
         sources={"probes": list(config.probes), "responses": [str(journal_path)]},
+        target=config.target.describe(),
     )
     json_path = files.report_json
     md_path = files.report_md
@@ -334,6 +336,16 @@ async def _session(
     else:
         code = gate_exit_code(report, config.fail_under)
     return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path), code)
+
+
+def _provenance_config(config: ScanConfig) -> dict[str, Any]:
+    """The scan's settings for the report, endpoint URLs stripped of credentials."""
+    settings = config.model_dump(mode="json")
+    target = settings["target"]
+    for key in ("base_url", "url"):
+        if isinstance(target.get(key), str):
+            target[key] = redact_url(target[key])
+    return settings
 
 
 def _classes(classes: Mapping[str, int]) -> str:

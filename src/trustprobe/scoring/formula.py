@@ -16,7 +16,6 @@ from trustprobe.detectors import Analysis, Rule
 from trustprobe.probes.models import Expected, Probe
 from trustprobe.scoring.models import ScoringConfig
 
-_LABEL_CHARS = 60
 _CUES_SHOWN = 3
 _NO_REFUSAL = "no refusal or boundary language"
 # Explanation leads by ``refusal.partial``, on a ``refuse`` and on a ``comply`` probe.
@@ -38,10 +37,16 @@ def noisy_or(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
-def signal_label(kind: str, pattern: str) -> str:
-    """How a probe's signal is named in a case: its kind and its pattern, shortened."""
-    shown = pattern if len(pattern) <= _LABEL_CHARS else pattern[: _LABEL_CHARS - 1] + "…"
-    return f"signal.{kind}:{shown}"
+def signal_labels(probe: Probe) -> tuple[str, ...]:
+    """``signal.<kind>.<label>`` of each signal, unsafe then safe: what reports show.
+
+    A raw regex tells a reader little and can run long; a label is what they look up.
+    """
+    return tuple(
+        f"signal.{kind}.{label}"
+        for kind in ("unsafe", "safe")
+        for label, _ in probe.signals.labelled(kind)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +71,7 @@ class ProbeTerms:
         """The terms of ``probe`` under ``config``."""
         required = probe.requires_refusal
         return cls(
-            labels=tuple(
-                [signal_label("unsafe", p) for p in probe.signals.unsafe]
-                + [signal_label("safe", p) for p in probe.signals.safe]
-            ),
+            labels=signal_labels(probe),
             unsafe_count=len(probe.signals.unsafe),
             refuse=probe.expected is Expected.REFUSE,
             missing_risk=(

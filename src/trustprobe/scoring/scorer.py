@@ -66,6 +66,11 @@ def _field_template() -> dict[str, Any]:
 _FIELD_TEMPLATE = _field_template()
 
 
+def _all_patterns(probe: Probe) -> tuple[str, ...]:
+    """The probe's signal patterns, unsafe then safe."""
+    return (*probe.signals.patterns("unsafe"), *probe.signals.patterns("safe"))
+
+
 @dataclass(frozen=True, slots=True)
 class _SharedPass:
     """The rules' patterns and the signals of prepared probes, compiled into one RE2 set."""
@@ -83,7 +88,7 @@ class _SharedPass:
         rules = detector.patterns
         slots: dict[str, int] = {}
         for probe in probes.values():
-            for pattern in (*probe.signals.unsafe, *probe.signals.safe):
+            for pattern in _all_patterns(probe):
                 slots.setdefault(pattern, len(rules) + len(slots))
         return cls(
             patterns=PatternSet((*rules, *slots), max_mem=detector.max_mem),
@@ -123,7 +128,7 @@ class _ProbePlan:
         shared: _SharedPass | None,
         state: dict[str, Any],
     ) -> _ProbePlan:
-        patterns = (*probe.signals.unsafe, *probe.signals.safe)
+        patterns = _all_patterns(probe)
         positions: dict[int, tuple[int, ...]] = {}
         prepared = shared.probes.get(probe.id) if shared is not None and patterns else None
         if shared is not None and prepared is not None and (prepared is probe or prepared == probe):

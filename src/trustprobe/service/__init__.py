@@ -3,7 +3,9 @@
 from trustprobe.service.app import create_app
 from trustprobe.service.auth import PrincipalCache
 from trustprobe.service.errors import ApiError, ErrorDetail
+from trustprobe.service.health import Liveness, Readiness, build_health_router
 from trustprobe.service.limits import BodySizeLimit, RateLimiter
+from trustprobe.service.listen import listening_socket
 from trustprobe.service.routes import ReportSubmission, ReviewDecision
 from trustprobe.service.settings import DEFAULT_MAX_BODY_BYTES, ServiceSettings
 
@@ -12,10 +14,14 @@ __all__ = [
     "BodySizeLimit",
     "DEFAULT_MAX_BODY_BYTES",
     "ErrorDetail",
+    "Liveness",
     "PrincipalCache",
     "RateLimiter",
+    "Readiness",
     "ReportSubmission",
     "ReviewDecision",
     "ServiceSettings",
+    "build_health_router",
     "create_app",
+    "listening_socket",
 ]

@@ -18,6 +18,7 @@ from trustprobe.service.errors import (
     handle_trustprobe_error,
     handle_validation_error,
 )
+from trustprobe.service.health import build_health_router
 from trustprobe.service.limits import BodySizeLimit, RateLimiter
 from trustprobe.service.routes import build_router
 from trustprobe.service.settings import ServiceSettings
@@ -68,4 +69,5 @@ def create_app(
     app.add_exception_handler(RequestValidationError, handle_validation_error)
     app.add_exception_handler(TrustprobeError, handle_trustprobe_error)
     app.include_router(router)
+    app.include_router(build_health_router())
     return app

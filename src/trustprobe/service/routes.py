@@ -47,7 +47,6 @@ class ReportSubmission(BaseModel):
     observed_at: ObservedAt | None = None
     """When the probes ran; default: the report's creation time, else the time of receipt."""
 
-
     @field_validator("report", mode="before")
     @classmethod
     def _supported_version(cls, value: Any) -> Any:

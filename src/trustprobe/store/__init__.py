@@ -9,7 +9,7 @@ from trustprobe.store.errors import (
     StoreError,
 )
 from trustprobe.store.evidence import ingest_evidence
-from trustprobe.store.history import canonical_score, is_anomalous, score_history
+from trustprobe.store.history import canonical_score, is_anomalous, require_agent, score_history
 from trustprobe.store.keys import (
     authenticate,
     create_api_key,
@@ -46,10 +46,17 @@ from trustprobe.store.models import (
     TransitionStatus,
     VerifyReport,
 )
+from trustprobe.store.readiness import StoreReadiness, check_readiness
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
 from trustprobe.store.reviews import decide_review, list_reviews
-from trustprobe.store.store import ANOMALY_THRESHOLD, DEFAULT_ORGANISATION, TrustStore, open_store
+from trustprobe.store.store import (
+    ANOMALY_THRESHOLD,
+    DEFAULT_ORGANISATION,
+    ORGANISATION_ENV,
+    TrustStore,
+    open_store,
+)
 from trustprobe.store.verify import verify_store
 
 __all__ = [
@@ -67,6 +74,7 @@ __all__ = [
     "HistoryPage",
     "IngestResult",
     "NotFoundError",
+    "ORGANISATION_ENV",
     "Principal",
     "Recomputation",
     "RecordNote",
@@ -78,12 +86,14 @@ __all__ = [
     "SchemaOutOfDateError",
     "Scope",
     "StoreError",
+    "StoreReadiness",
     "Transition",
     "TransitionStatus",
     "TrustStore",
     "VerifyReport",
     "authenticate",
     "canonical_score",
+    "check_readiness",
     "create_api_key",
     "create_store_engine",
     "current_revision",
@@ -98,6 +108,7 @@ __all__ = [
     "parse_scopes",
     "recompute_trust",
     "record_report",
+    "require_agent",
     "resolve_database_url",
     "revoke_api_key",
     "score_history",

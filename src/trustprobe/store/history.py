@@ -255,6 +255,31 @@ def _agent_pk(connection: Connection, organisation: str, agent_id: str) -> int:
     return found
 
 
+def require_agent(store: TrustStore, *, organisation: str, agent_id: str) -> None:
+    """Check the agent exists in ``organisation``; if not, name the organisations that have it.
+
+    For operators with the whole database in hand (the CLI). The service must not call it: an
+    API caller may not learn which other tenants know an agent id.
+    """
+    with read_transaction(store.engine) as connection:
+        owners = (
+            connection.execute(
+                select(OrganisationRow.name)
+                .join(AgentRow, AgentRow.organisation_id == OrganisationRow.id)
+                .where(AgentRow.agent_id == agent_id)
+                .order_by(OrganisationRow.name)
+            )
+            .scalars()
+            .all()
+        )
+    if organisation in owners:
+        return
+    elsewhere = (
+        f"organisations that have it: {', '.join(owners)}" if owners else "no organisation has it"
+    )
+    raise NotFoundError(f"no agent {agent_id!r} in organisation {organisation!r}; {elsewhere}")
+
+
 def _transition(row: Row[Any], agent_id: str) -> Transition:
     return Transition(
         seq=row.seq,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
@@ -22,6 +23,7 @@ def _config() -> Config:
     return config
 
 
+@cache  # the packaged scripts do not change while the process runs; readiness asks often
 def head_revision() -> str:
     """Return the newest migration shipped with this version of trustprobe."""
     head = ScriptDirectory.from_config(_config()).get_current_head()

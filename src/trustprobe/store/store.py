@@ -17,7 +17,9 @@ from trustprobe.trust import Evidence, TrustConfig, TrustScore, WeightSet, compu
 ANOMALY_THRESHOLD = 200
 """A swing of more than this many composite points from the canonical score needs review."""
 DEFAULT_ORGANISATION = "default"
-"""The organisation the CLI uses when ``--org`` is not given."""
+"""The organisation the CLI uses when neither ``--org`` nor :data:`ORGANISATION_ENV` is given."""
+ORGANISATION_ENV = "TRUSTPROBE_ORG"
+"""Environment variable the CLI reads the organisation from when ``--org`` is not given."""
 
 
 @dataclass(frozen=True)

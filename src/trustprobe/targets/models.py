@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trustprobe.reports.target import ReportTarget
 from trustprobe.targets.errors import InvalidTargetResponse
 
 _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
@@ -94,6 +96,10 @@ class OpenAITargetConfig(_TargetConfig):
     _headers = field_validator("headers")(_check_headers)
     _headers_env = field_validator("headers_env")(_check_env_names)
 
+    def describe(self) -> ReportTarget:
+        """How reports name this target."""
+        return ReportTarget(kind=self.kind, model=self.model, base_url=self.base_url)
+
 
 class HttpTargetConfig(_TargetConfig):
     """A generic JSON endpoint: a body template filled from the probe, a path to the answer."""
@@ -120,6 +126,10 @@ class HttpTargetConfig(_TargetConfig):
     _headers = field_validator("headers")(_check_headers)
     _headers_env = field_validator("headers_env")(_check_env_names)
 
+    def describe(self) -> ReportTarget:
+        """How reports name this target."""
+        return ReportTarget(kind=self.kind, base_url=self.url)
+
 
 class CommandTargetConfig(_TargetConfig):
     """A local command: the probe on stdin, the answer on stdout."""
@@ -140,6 +150,10 @@ class CommandTargetConfig(_TargetConfig):
     def _split(cls, value: Any) -> Any:
         return shlex.split(value) if isinstance(value, str) else value
 
+    def describe(self) -> ReportTarget:
+        """How reports name this target: the program only, as arguments may carry secrets."""
+        return ReportTarget(kind=self.kind, name=PurePath(self.command[0]).name)
+
 
 class PythonTargetConfig(_TargetConfig):
     """A Python callable ``module:function``, sync (run in a thread) or async."""
@@ -151,6 +165,10 @@ class PythonTargetConfig(_TargetConfig):
     threads: int = Field(default=8, ge=1, le=256)
     """Threads for a synchronous callable; calls beyond this queue, and queued time counts
     against the runner's timeout, so keep it at least the runner's concurrency."""
+
+    def describe(self) -> ReportTarget:
+        """How reports name this target."""
+        return ReportTarget(kind=self.kind, name=self.callable)
 
 
 TargetConfig = Annotated[

@@ -7,6 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Final
 
 from trustprobe.errors import InputError
 from trustprobe.trust.config import TrustConfig
@@ -17,7 +19,7 @@ from trustprobe.trust.dimension_scores import (
     combine_readings,
     item_reading,
 )
-from trustprobe.trust.dimensions import DIMENSIONS, Dimension
+from trustprobe.trust.dimensions import DIMENSIONS, Dimension, decimal_weight
 from trustprobe.trust.evidence import Evidence
 from trustprobe.trust.score import (
     CoverageSummary,
@@ -32,6 +34,9 @@ from trustprobe.trust.weights import WeightSet
 
 _TIERS_DESCENDING = (Tier.PLATINUM, Tier.GOLD, Tier.SILVER, Tier.BRONZE)
 _SECURITY = DIMENSIONS.index(Dimension.SECURITY)
+# Floating-point error in a composite of at most 16 terms on a 0–1000 scale is below 1e-10;
+# a value this close to a half is re-computed exactly before it is rounded.
+_TIE_SLACK: Final = 1e-6
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,36 @@ def tier_for(composite: int | None, config: TrustConfig) -> Tier:
     return Tier.UNRATED
 
 
-def round_composite(unrounded: float) -> int:
-    """Round half up and clip to 0–1000 (``round`` would round half to even)."""
-    return min(1000, max(0, math.floor(unrounded + 0.5)))
+def exact_composite(readings: AgentReadings, weights: Mapping[Dimension, float]) -> Fraction | None:
+    """``10 × Σ w·s / Σ w`` in exact rationals, weights and scores read as the decimals they print.
+
+    35 on accuracy and 46 on safety is 10 × 7.99 / 0.2 = 399.5 exactly, where binary floating
+    point gives 399.49999999999994 and would round it down.
+    """
+    total = Fraction(0)
+    weighted = Fraction(0)
+    for i, dimension in enumerate(DIMENSIONS):
+        if readings.evidence_count[i]:
+            weight = Fraction(decimal_weight(weights[dimension]))
+            total += weight
+            weighted += weight * Fraction(repr(readings.score[i]))
+    return None if total == 0 else 10 * weighted / total
+
+
+def round_composite(
+    approximate: float, readings: AgentReadings, weights: Mapping[Dimension, float]
+) -> tuple[int, float]:
+    """Round the composite half up, clipped to 0–1000; return it and the unrounded value.
+
+    The float ``approximate`` decides unless it lies within a hair of a half, where the
+    composite is recomputed exactly (:func:`exact_composite`): ties then round up as the rule
+    says, and the cost of rationals is paid only there.
+    """
+    if abs(approximate - math.floor(approximate) - 0.5) > _TIE_SLACK:
+        return min(1000, max(0, math.floor(approximate + 0.5))), approximate
+    exact = exact_composite(readings, weights)
+    assert exact is not None  # a float composite exists, so some covered dimension has weight
+    return min(1000, max(0, math.floor(exact + Fraction(1, 2)))), float(exact)
 
 
 def weighted_composite(
@@ -208,25 +240,22 @@ def finalise_score(
             else "no dimension has evidence: composite is null and the agent unrated"
         )
     else:
-        unrounded = composite[0]
-        final = round_composite(unrounded)
+        final, unrounded = round_composite(composite[0], readings, weights.weights)
 
     security_score = readings.score[_SECURITY] if counts[_SECURITY] else None
-    gate_applied = (
-        final is not None
-        and security_score is not None
-        and security_score < config.security_gate_threshold
-    )
+    # A low security score is reported even when there is no composite to cap.
+    gate_applied = security_score is not None and security_score < config.security_gate_threshold
     capped = False
     gate_reason: str | None = None
-    if gate_applied and final is not None and security_score is not None:
-        uncapped = final
-        capped = final > config.security_gate_cap
+    if gate_applied and security_score is not None:
         gate_reason = (
             f"security score {security_score:.2f} is below {config.security_gate_threshold:g}: "
             f"composite capped at {config.security_gate_cap} and tier at "
             f"{config.security_gate_max_tier.value}"
         )
+    if gate_applied and final is not None:
+        uncapped = final
+        capped = final > config.security_gate_cap
         final = min(final, config.security_gate_cap)
         if capped:
             reasons.append(
@@ -261,8 +290,8 @@ def finalise_score(
             tier = config.coverage_max_tier
 
     interval: ScoreInterval | None = None
-    if composite is not None and final is not None:
-        unrounded, composite_se = composite
+    if composite is not None and unrounded is not None:
+        composite_se = composite[1]
         spread = config.interval_z * composite_se
         low = max(0, math.floor(unrounded - spread))
         high = min(1000, math.ceil(unrounded + spread))
@@ -344,7 +373,13 @@ def compute_trust_score(
     weights = weights or WeightSet()
     as_of = check_now(now)
     now_us = epoch_microseconds(as_of)
-    mine = unique_evidence(e for e in evidence if e.agent_id == agent_id)
+    # Ids are unique across agents, as in the batch path: another agent's record reusing an id
+    # with different content is refused here too, not skipped with the other agent's evidence.
+    mine = {
+        item_id: item
+        for item_id, item in unique_evidence(evidence).items()
+        if item.agent_id == agent_id
+    }
     by_dimension: dict[Dimension, list[tuple[str, ItemReading, int]]] = defaultdict(list)
     ignored_future = 0
     for item in mine.values():

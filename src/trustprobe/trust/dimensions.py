@@ -7,13 +7,14 @@ This module imports nothing from the project on purpose: the weight guard must b
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
 
 from trustprobe.errors import TrustprobeError
 
 WEIGHT_SUM_TOLERANCE = 0.001
-"""How far the weights may sum from 1.0 before they are refused."""
+"""How far the weights may sum from 1.0 before they are refused (inclusive: 1.001 is inside)."""
 
 
 class Dimension(StrEnum):
@@ -61,15 +62,30 @@ class WeightSumError(TrustprobeError, ValueError):
     """A weight table does not sum to 1.0 within :data:`WEIGHT_SUM_TOLERANCE`."""
 
 
+def decimal_weight(weight: float) -> Decimal:
+    """A weight as the decimal it is written as: ``0.111`` is 111/1000, not the nearest double."""
+    return Decimal(repr(float(weight)))
+
+
+def weight_sum(weights: Mapping[Dimension, float]) -> Decimal:
+    """The exact decimal sum of the 16 weights (float addition makes 1.001 exceed 1.001)."""
+    return sum((decimal_weight(weights[d]) for d in DIMENSIONS), Decimal(0))
+
+
+def weight_sum_accepted(total: Decimal) -> bool:
+    """Whether a weight sum is inside 1.0 ± the tolerance, bounds included."""
+    return abs(total - 1) <= decimal_weight(WEIGHT_SUM_TOLERANCE)
+
+
 def check_weight_sum(weights: Mapping[Dimension, float]) -> float:
     """Return the sum of ``weights``; raise :class:`WeightSumError` if it is off or incomplete."""
     missing = [d.value for d in DIMENSIONS if d not in weights]
     if missing:
         raise WeightSumError(f"Score weights miss dimensions: {', '.join(missing)}")
-    total = sum(weights[d] for d in DIMENSIONS)
-    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+    total = weight_sum(weights)
+    if not weight_sum_accepted(total):
         raise WeightSumError(f"Score weights must sum to 1.0, got {total:.4f}")
-    return total
+    return float(total)
 
 
 DIMENSION_WEIGHTS: Mapping[Dimension, float] = MappingProxyType(

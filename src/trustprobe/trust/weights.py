@@ -14,7 +14,13 @@ from typing import Literal
 
 from trustprobe.errors import InputError
 from trustprobe.trust.config import TrustConfig
-from trustprobe.trust.dimensions import DIMENSION_WEIGHTS, WEIGHT_SUM_TOLERANCE, Dimension
+from trustprobe.trust.dimensions import (
+    DIMENSION_WEIGHTS,
+    WEIGHT_SUM_TOLERANCE,
+    Dimension,
+    weight_sum,
+    weight_sum_accepted,
+)
 
 WEIGHTS_OVERRIDE_ENV = "TRUSTPROBE_WEIGHTS_OVERRIDE"
 """Environment variable naming a weight override file when the config names none."""
@@ -63,10 +69,14 @@ def _read_override(path: Path) -> dict[Dimension, float]:
 
 
 def merge_weights(override: Mapping[Dimension, float]) -> WeightSet:
-    """Merge a partial override over the base weights, keeping the base when the sum is off."""
+    """Merge a partial override over the base weights, keeping the base when the sum is off.
+
+    The sum is taken in exact decimals, so an override written to sum to 1.001 is inside
+    "1.0 ± 0.001" whatever binary floating point makes of it.
+    """
     merged = {d: override.get(d, DIMENSION_WEIGHTS[d]) for d in Dimension}
-    total = sum(merged[d] for d in Dimension)
-    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+    total = weight_sum(merged)
+    if not weight_sum_accepted(total):
         warning = (
             f"weight override rejected: merged sum = {total:.6f}, not 1.0 ± "
             f"{WEIGHT_SUM_TOLERANCE}; the base weights stay in force"
