@@ -40,7 +40,10 @@ def parse_moment(text: str, option: str) -> datetime:
         raise InputError(f"not an RFC 3339 time: {text!r}", field=option) from exc
     if moment.tzinfo is None:
         raise InputError("needs a timezone offset (e.g. 'Z' or '+02:00')", field=option)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise InputError(f"{text!r} lies outside the years 1 to 9999 in UTC", field=option) from exc
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -153,7 +156,7 @@ def evidence(
         data = json.loads(report.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=report) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not valid JSON: {exc}", path=report) from exc
     if not isinstance(data, dict):
         raise InputError("a report is a JSON object", path=report)
