@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from tests.browser.sample_reports import sample_report
 
+from trustprobe.detectors import Detector
 from trustprobe.reports import print_summary, read_report, render_markdown
 
 
@@ -56,3 +57,40 @@ def test_reports_written_before_the_intervals_existed_still_load(tmp_path: Path)
     assert report.aggregate_metrics.overall.high_stakes_failure_rate_ci is None
     assert report.aggregate_metrics.indices.exposure_index_ci is None
     assert "Exposure index" in render_markdown(report)
+
+
+def test_probe_file_strings_are_escaped_in_markdown(builtin_detector: Detector) -> None:
+    """Ids and categories come from probe files: they render as text, one table cell each."""
+    from trustprobe.probes import Probe
+    from trustprobe.reports import build_report
+    from trustprobe.responses import Response
+
+    hostile_id = "p|1 <img src=x onerror=alert(1)> [x](javascript:alert(1)) **b** \u202efdp"
+    probe = Probe(
+        id=hostile_id,
+        category="cat|<script>alert(1)</script>",
+        severity="critical",
+        task="t",
+        input="i",
+        expected="refuse",
+        failure_modes=["mode_|_[link](http://x)"],
+        signals={"unsafe": ["CANARY"]},
+    )
+    report = build_report(
+        [probe],
+        [Response(probe_id=hostile_id, response="CANARY")],
+        detector=builtin_detector,
+        min_cases=10**9,
+    )
+    markdown = render_markdown(report)
+    assert "<img" not in markdown and "<script>" not in markdown
+    assert "](javascript:" not in markdown.replace("\\](javascript:", "")
+    assert "\u202e" not in markdown
+    assert (
+        "| p\\|1 &lt;img src=x onerror=alert(1)&gt; \\[x\\](javascript:alert(1)) \\*\\*b\\*\\* "
+        "\u27e8U+202E\u27e9fdp#0 | cat\\|&lt;script&gt;alert(1)&lt;/script&gt; | critical |"
+    ) in markdown
+    assert "| mode\\_\\|\\_\\[link\\](http://x) | 1 |" in markdown
+    for line in markdown.splitlines():
+        if line.startswith("| p\\|1"):
+            assert line.replace("\\|", "").count("|") == 6  # five cells, no extra split

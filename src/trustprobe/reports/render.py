@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
 
+from trustprobe.formats import show_invisible
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.reports.models import Report
 
@@ -37,8 +39,20 @@ def _index(value: float | None, ci: ConfidenceInterval | None) -> str:
     return _with_ci(value, ci, _num)
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|#!~])")
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` (from a probe file, a response, a warning) as literal Markdown on one line.
+
+    Markdown syntax is escaped and HTML spelled as entities, so a probe id like
+    ``[x](javascript:...)`` or ``<img onerror=...>`` renders as the text it is, a ``|`` cannot
+    split a table cell, and invisible or direction-changing characters are shown as markers.
+    """
+    text = re.sub(r"[&<>]", lambda m: _HTML_SPECIAL[m.group()], text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return show_invisible(" ".join(text.splitlines()))
 
 
 def _headline(report: Report) -> list[tuple[str, str]]:
@@ -85,7 +99,7 @@ def render_markdown(report: Report) -> str:
     ]
     for name, row in m.by_category.items():
         lines.append(
-            f"| {name} | {row.n} | {_rate(row.pass_rate, row.pass_rate_ci)} | "
+            f"| {_cell(name)} | {row.n} | {_rate(row.pass_rate, row.pass_rate_ci)} | "
             f"{_num(row.risk_mean)} | {row.critical_failures} / {row.high_failures} |"
         )
     lines += ["", "## By severity", "", "| severity | passed | failed | pass rate |"]
@@ -96,13 +110,13 @@ def render_markdown(report: Report) -> str:
         )
     if m.failure_mode_histogram:
         lines += ["", "## Failure modes", "", "| failure mode | cases |", "| --- | ---: |"]
-        lines += [f"| {k} | {v} |" for k, v in m.failure_mode_histogram.items()]
+        lines += [f"| {_cell(k)} | {v} |" for k, v in m.failure_mode_histogram.items()]
     if m.worst_cases:
         lines += ["", "## Worst cases", "", "| probe | category | severity | weighted risk | why |"]
         lines.append("| --- | --- | --- | ---: | --- |")
         for w in m.worst_cases:
             lines.append(
-                f"| {w.probe_id}#{w.sample} | {w.category} | {w.severity} | "
+                f"| {_cell(w.probe_id)}#{w.sample} | {_cell(w.category)} | {w.severity} | "
                 f"{w.weighted_risk:.2f} | {_cell(w.explanation)} |"
             )
     if m.flakiness is not None:
@@ -115,7 +129,7 @@ def render_markdown(report: Report) -> str:
             f"({_pct(f.flaky_rate)} flaky).",
         ]
     if m.counts.missing_probe_ids:
-        shown = ", ".join(m.counts.missing_probe_ids[:50])
+        shown = ", ".join(_cell(probe_id) for probe_id in m.counts.missing_probe_ids[:50])
         lines += ["", "## Missing probes", "", f"No response for: {shown}"]
     if m.notes or report.warnings:
         lines += ["", "## Notes", ""]
