@@ -128,3 +128,26 @@ def test_output_pointing_at_a_directory_is_exit_2(trustprobe: Run, tmp_path: Pat
     )
     _check_refused(markdown, f"{folder}: is a directory")
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        pytest.param("probes.jsonl", b'{"id": "p\\ud800"}\n', id="jsonl-surrogate"),
+        pytest.param("probes.jsonl", b'{"id": "p\xff"}\n', id="jsonl-bad-utf8"),
+        pytest.param("probes.yaml", b'- id: "p\\ud800"\n', id="yaml-surrogate"),
+    ],
+)
+def test_probe_files_with_broken_text_are_refused(
+    trustprobe: Run, tmp_path: Path, name: str, content: bytes
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    _check_refused(trustprobe("probes", "validate", path), f"{path}:1")
+
+
+def test_evidence_files_with_lone_surrogates_are_refused(trustprobe: Run, tmp_path: Path) -> None:
+    path = tmp_path / "evidence.jsonl"
+    path.write_text(json.dumps(_evidence()) + "\n" + json.dumps(_evidence(id="x\ud800")) + "\n")
+    result = trustprobe("trust", "score", "--evidence", path, "--agent", "a")
+    _check_refused(result, f"{path}:2: invalid UTF-8 or a lone UTF-16 surrogate")
