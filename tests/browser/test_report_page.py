@@ -282,3 +282,30 @@ def test_report_page_names_target_and_gate_in_chromium(
             assert "fail" in str(page.get_attribute("#gate", "class"))
             assert "hunter2" not in page.content()
         _assert_inert(visit)
+
+
+SPOOFING = "Saved as \u202eexe.txt; ok\u200b. Hidden\U000e0041 tag; bell\x07."
+
+
+def test_invisible_and_direction_changing_characters_are_shown_as_markers(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    """A response cannot reorder or hide text in the page (right-to-left override spoofing)."""
+    spoofed = sample_report(
+        rows=12, hostile=False, geometry=False, rewrite=lambda probe, sample, text: SPOOFING
+    )
+    path = tmp_path / "spoofed.html"
+    write_report_html(spoofed, path)
+    visit = open_page(path)
+    page: Any = visit.page
+    page.wait_for_selector("html[data-rendered='true']")
+    row = page.locator("#case-rows details").first
+    row.locator("summary").click()
+    shown = str(row.locator("pre.response").text_content())
+    assert shown == (
+        "Saved as \u27e8U+202E\u27e9exe.txt; ok\u27e8U+200B\u27e9. "
+        "Hidden\u27e8U+E0041\u27e9 tag; bell\u27e8U+0007\u27e9."
+    )
+    body = str(page.text_content("body"))
+    assert not any(c in body for c in "\u202e\u200b\x07\U000e0041")
+    _assert_inert(visit)

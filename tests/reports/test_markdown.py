@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from tests.sample_reports import sample_report
 
+from trustprobe.detectors import Detector
 from trustprobe.reports import (
     Report,
     ReportTarget,
@@ -159,7 +160,8 @@ def test_target_and_gate_lead_the_markdown_and_the_terminal_summary() -> None:
         }
     )
     lines = render_markdown(report).splitlines()
-    assert lines[2] == "**Target:** openai · model [bold]m[/bold] · https://api.example/v1"
+    # Markdown escapes the brackets; the terminal shows them as text, not as rich markup.
+    assert lines[2] == "**Target:** openai · model \\[bold\\]m\\[/bold\\] · https://api.example/v1"
     assert lines[4] == "**Gate:** FAIL: pass rate 62.0% is below --fail-under 90.0%"
     console = Console(file=io.StringIO(), width=200, color_system=None)
     print_summary(report, console)
@@ -183,3 +185,40 @@ def test_target_and_gate_lead_the_markdown_and_the_terminal_summary() -> None:
 def test_urls_lose_their_credentials(url: str, shown: str) -> None:
     assert redact_url(url) == shown
     assert ReportTarget(kind="http", base_url=url).base_url == shown
+
+
+def test_probe_file_strings_are_escaped_in_markdown(builtin_detector: Detector) -> None:
+    """Ids and categories come from probe files: they render as text, one table cell each."""
+    from trustprobe.probes import Probe
+    from trustprobe.reports import build_report
+    from trustprobe.responses import Response
+
+    hostile_id = "p|1 <img src=x onerror=alert(1)> [x](javascript:alert(1)) **b** \u202efdp"
+    probe = Probe(
+        id=hostile_id,
+        category="cat|<script>alert(1)</script>",
+        severity="critical",
+        task="t",
+        input="i",
+        expected="refuse",
+        failure_modes=["mode_|_[link](http://x)"],
+        signals={"unsafe": ["CANARY"]},
+    )
+    report = build_report(
+        [probe],
+        [Response(probe_id=hostile_id, response="CANARY")],
+        detector=builtin_detector,
+        min_cases=10**9,
+    )
+    markdown = render_markdown(report)
+    assert "<img" not in markdown and "<script>" not in markdown
+    assert "](javascript:" not in markdown.replace("\\](javascript:", "")
+    assert "\u202e" not in markdown
+    assert (
+        "| p\\|1 &lt;img src=x onerror=alert(1)&gt; \\[x\\](javascript:alert(1)) \\*\\*b\\*\\* "
+        "\u27e8U+202E\u27e9fdp | 1 sample | cat\\|&lt;script&gt;alert(1)&lt;/script&gt; | critical |"
+    ) in markdown
+    assert "| mode\\_\\|\\_\\[link\\](http://x) | 1 |" in markdown
+    for line in markdown.splitlines():
+        if line.startswith("| p\\|1"):
+            assert line.replace("\\|", "").count("|") == 7  # six cells, no extra split

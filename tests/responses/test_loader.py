@@ -42,6 +42,24 @@ def test_samples_are_distinct_cases(tmp_path: Path) -> None:
             {"probe_id": "a", "response": "x", "sample": -1}, "sample", "greater than", id="neg"
         ),
         pytest.param({"response": "x"}, "probe_id", "required field", id="no-probe-id"),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "sample": "1"}, "sample", "integer", id="str-sample"
+        ),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "sample": 1.0}, "sample", "integer", id="float"
+        ),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "latency_ms": "5"},
+            "latency_ms",
+            "number",
+            id="str-latency",
+        ),
+        pytest.param(
+            {"probe_id": "a", "response": "x", "input_tokens": True},
+            "input_tokens",
+            "integer",
+            id="bool-tokens",
+        ),
     ],
 )
 def test_bad_records_name_line_and_field(

@@ -19,6 +19,7 @@ import pytest
 
 from tests.runner.fault_server import Action, FaultServer
 from trustprobe.detectors import Detector
+from trustprobe.errors import InputError
 from trustprobe.runner import RunFiles, RunnerSettings, RunStatus, ScanConfig, read_manifest, scan
 from trustprobe.targets import (
     CommandTargetConfig,
@@ -137,8 +138,8 @@ def _score(tmp_path: Path, responses: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _flat(text: str) -> str:
-    """``text`` with the line breaks a console inserts folded back into spaces."""
-    return " ".join(text.split())
+    """``text`` without whitespace: a console may break a line anywhere."""
+    return "".join(text.split())
 
 
 def test_score_repairs_lone_surrogates_in_a_responses_file(tmp_path: Path) -> None:
@@ -149,7 +150,9 @@ def test_score_repairs_lone_surrogates_in_a_responses_file(tmp_path: Path) -> No
     )
     result = _score(tmp_path, responses)
     assert result.returncode == 0, result.stderr
-    assert f"{responses}:1: invalid UTF-8 or lone UTF-16 surrogate replaced" in _flat(result.stderr)
+    assert _flat(f"{responses}:1: invalid UTF-8 or lone UTF-16 surrogate replaced") in _flat(
+        result.stderr
+    )
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert report["cases"][0]["response"] == "I refuse \ufffd that. \ufffd"
     assert "lone UTF-16 surrogate" in (tmp_path / "out.md").read_text(encoding="utf-8")
@@ -167,7 +170,9 @@ def test_score_repairs_surrogate_bytes_in_parquet(tmp_path: Path) -> None:
     )
     result = _score(tmp_path, path)
     assert result.returncode == 0, result.stderr
-    assert f"{path}: row 1: invalid UTF-8 or lone UTF-16 surrogate replaced" in _flat(result.stderr)
+    assert _flat(f"{path}: row 1: invalid UTF-8 or lone UTF-16 surrogate replaced") in _flat(
+        result.stderr
+    )
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert report["cases"][0]["response"].startswith("I refuse \ufffd")
 
@@ -188,7 +193,7 @@ def test_an_error_after_the_run_leaves_run_json_failed(tmp_path: Path, detector:
     RunFiles(run_dir).report_json.mkdir(parents=True)  # the report cannot be written over it
     target = PythonTargetConfig(callable="tests.runner.test_attack_text:surrogate_answer")
     config = ScanConfig(target=target, probes=(str(_probes(tmp_path)),), runner=FAST)
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(InputError, match="is a directory"):
         asyncio.run(scan(config, run_dir, env={}, detector=detector))
     manifest = read_manifest(run_dir)
     assert manifest.status is RunStatus.FAILED and manifest.ended_at is not None

@@ -173,7 +173,35 @@ def test_counts_at_the_limit_never_overflow_a_sum(
     assert score["score"]["composite"] == 1000
 
 
-HOSTILE_IDS = {"nul": "a%00b", "newline": "a%0Ab", "lone-surrogate-bytes": "a%ED%A0%80b"}
+HOSTILE_IDS = {
+    "nul": "a%00b",
+    "newline": "a%0Ab",
+    "escape": "a%1Bb",
+    "c1-control": "a%C2%85b",
+    "lone-surrogate-bytes": "a%ED%A0%80b",
+    "invalid-utf8": "a%FFb",
+    "too-long": "a" * 201,
+    "dot-dot": "%2E%2E",
+    "encoded-slash": "a%2Fb",
+    "right-to-left-override": "a%E2%80%AEb",
+    "sql-quote": "a'%20OR%20'1'='1",
+    "percent": "%25",
+}
+HOSTILE_REVIEW_IDS = ["0", "-1", "abc", "1e3", "1.5", str(2**63), "9" * 400, "%00", "%20"]
+
+
+@pytest.mark.parametrize("review_id", HOSTILE_REVIEW_IDS)
+def test_hostile_review_ids_in_paths_are_4xx(
+    client: httpx.Client, keys: Keys, store: TrustStore, review_id: str
+) -> None:
+    before = _counts(store)
+    for verb in ("approve", "reject"):
+        answer = client.post(
+            f"/v1/reviews/{review_id}/{verb}", json={"reason": "r"}, headers=bearer(keys.review)
+        )
+        assert answer.status_code in (404, 422), (review_id, answer.text)
+        assert answer.json()["status"] == answer.status_code
+    assert _counts(store) == before
 
 
 @pytest.mark.parametrize("agent_id", HOSTILE_IDS.values(), ids=HOSTILE_IDS.keys())
@@ -214,4 +242,15 @@ def test_hostile_review_reasons_are_422(client: httpx.Client, keys: Keys, reason
         content=body,
         headers={**bearer(keys.review), "Content-Type": "application/json"},
     )
+    assert answer.status_code == 422, answer.text
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["limit=0", "limit=501", "limit=abc", "before=-1", f"before={2**63}", "status=everything"],
+)
+def test_hostile_query_parameters_are_422(client: httpx.Client, keys: Keys, query: str) -> None:
+    route = "/v1/reviews" if query.startswith("status") else "/v1/agents/a/history"
+    key = keys.review if query.startswith("status") else keys.read
+    answer = client.get(f"{route}?{query}", headers=bearer(key))
     assert answer.status_code == 422, answer.text

@@ -51,7 +51,7 @@ def _body(text: str | None) -> Any:
             raise InputError(f"cannot read body template: {exc}", field="--body") from exc
     try:
         return json.loads(source)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise InputError(f"body template is not JSON: {exc}", field="--body") from exc
 
 

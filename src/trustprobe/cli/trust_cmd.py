@@ -40,7 +40,10 @@ def parse_moment(text: str, option: str) -> datetime:
         raise InputError(f"not an RFC 3339 time: {text!r}", field=option) from exc
     if moment.tzinfo is None:
         raise InputError("needs a timezone offset (e.g. 'Z' or '+02:00')", field=option)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise InputError(f"{text!r} lies outside the years 1 to 9999 in UTC", field=option) from exc
 
 
 def _number(value: float | None, digits: int = 1) -> str:

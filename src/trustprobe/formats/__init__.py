@@ -13,6 +13,7 @@ from trustprobe.formats.text import (
     check_storable,
     repair_strings,
     replace_lone_surrogates,
+    show_invisible,
 )
 from trustprobe.formats.times import utc_text
 from trustprobe.formats.validation import validation_error_to_input_error
@@ -40,6 +41,7 @@ __all__ = [
     "replace_lone_surrogates",
     "row_group_block_starts",
     "sha256_hex",
+    "show_invisible",
     "utc_text",
     "validation_error_to_input_error",
 ]

@@ -6,12 +6,23 @@ import os
 import tempfile
 from pathlib import Path
 
+from trustprobe.errors import InputError
+
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically; on any failure the old file stays intact."""
+    """Replace ``path`` with ``data`` atomically; on any failure the old file stays intact.
+
+    Raises:
+        InputError: ``path`` is a directory, or its folder cannot be created or written.
+    """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if target.is_dir():
+        raise InputError("is a directory: name a file to write", path=target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write here: {exc.strerror}", path=target) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -76,3 +76,22 @@ Identifier = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(
 """An id as the public formats take it: 1-200 characters, no control characters."""
 StorableText = Annotated[str, AfterValidator(check_storable)]
 """Free text a database can store (no NUL, no lone surrogate); line breaks are fine."""
+
+
+# Characters that change how the text around them is shown without being seen: bidirectional
+# controls (U+202E makes "exe.txt" read "txt.exe"), zero-width and other invisible format
+# characters, tag characters (text hidden from people but read by models), and C0/C1 controls.
+# Zero-width (non-)joiners stay: scripts and emoji sequences need them.
+_INVISIBLE = re.compile(
+    "[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def show_invisible(text: str) -> str:
+    """``text`` with each invisible or direction-changing character shown as ``⟨U+202E⟩``.
+
+    For reports a person reads: a response must not be able to reorder or hide what is shown
+    next to it (visual spoofing). Line breaks and tabs are kept.
+    """
+    return _INVISIBLE.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", text)

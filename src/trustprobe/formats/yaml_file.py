@@ -30,4 +30,6 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
+    except RecursionError as exc:
+        raise InputError("not valid YAML (nested too deeply to read)", path=path) from exc
     return data, node

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,16 @@ def _yaml_items(path: Path) -> list[tuple[int | None, Any]]:
 def _items(path: Path) -> Iterable[tuple[int | None, Any]]:
     if path.suffix.lower() in {".yaml", ".yml"}:
         return _yaml_items(path)
-    return ((line.line, line.data) for line in read_jsonl(path))
+    return _jsonl_items(path)
+
+
+def _jsonl_items(path: Path) -> Iterator[tuple[int | None, Any]]:
+    for line in read_jsonl(path):
+        if line.repaired_utf8:  # probes are authored, not agent output: refuse, do not guess
+            raise InputError(
+                "invalid UTF-8 or a lone UTF-16 surrogate", path=line.path, line=line.line
+            )
+        yield line.line, line.data
 
 
 def load_probe_file(path: str | Path) -> list[Probe]:

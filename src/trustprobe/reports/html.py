@@ -30,7 +30,7 @@ import numpy as np
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import atomic_write_text, show_invisible
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
@@ -139,7 +139,23 @@ def _when(value: datetime) -> str:
 
 
 def _scrub(text: str) -> str:
-    return _UNWRITABLE.sub("\ufffd", text)
+    # On the whole page, the data script included: every response the page shows is covered.
+    return show_invisible(_UNWRITABLE.sub("\ufffd", text))
+
+
+def _visible(value: Any) -> Any:
+    r"""``value`` with invisible characters shown in every string (:func:`show_invisible`).
+
+    Applied to the page's data before it is embedded: JSON spells control characters as
+    ``\u0007`` escapes, which the pass over the finished page could not see.
+    """
+    if isinstance(value, str):
+        return show_invisible(value)
+    if isinstance(value, list):
+        return [_visible(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _visible(item) for key, item in value.items()}
+    return value
 
 
 def script_json(data: Any) -> str:
@@ -326,7 +342,7 @@ class _Strings:
 
     def cost(self, text: str) -> int:
         """Bytes adding ``text`` would take (0 when it is already in the table)."""
-        return 0 if text in self.index else _json_size(text) + 1
+        return 0 if text in self.index else _json_size(show_invisible(text)) + 1
 
     def add(self, text: str) -> int:
         found = self.index.get(text)
@@ -522,7 +538,7 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
     data = _case_data(report, limits, reserved)
     data["scatter"] = scatter
     data["palette"] = list(PALETTE)
-    payload = script_json(data)
+    payload = script_json(_visible(data))
     return render_page(
         "report.html.j2",
         script=_asset("report.js"),

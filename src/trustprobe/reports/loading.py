@@ -22,6 +22,8 @@ def _read_json(path: Path) -> dict[str, Any]:
         data = json.loads(raw)
     except UnicodeDecodeError as exc:
         raise InputError("file is not valid UTF-8", path=path) from exc
+    except RecursionError as exc:
+        raise InputError("not valid JSON (nested too deeply to read)", path=path) from exc
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=exc.lineno

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from trustprobe.formats import show_invisible
 from trustprobe.metrics import ConfidenceInterval
 from trustprobe.reports.models import Report
 from trustprobe.reports.worst import worst_probes
@@ -39,8 +41,20 @@ def _index(value: float | None, ci: ConfidenceInterval | None) -> str:
     return _with_ci(value, ci, _num)
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|#!~])")
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` (from a probe file, a response, a warning) as literal Markdown on one line.
+
+    Markdown syntax is escaped and HTML spelled as entities, so a probe id like
+    ``[x](javascript:...)`` or ``<img onerror=...>`` renders as the text it is, a ``|`` cannot
+    split a table cell, and invisible or direction-changing characters are shown as markers.
+    """
+    text = re.sub(r"[&<>]", lambda m: _HTML_SPECIAL[m.group()], text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return show_invisible(" ".join(text.splitlines()))
 
 
 def target_line(report: Report) -> str:
@@ -116,7 +130,7 @@ def render_markdown(report: Report) -> str:
     ]
     for name, row in m.by_category.items():
         lines.append(
-            f"| {name} | {row.n} | {_rate(row.pass_rate, row.pass_rate_ci)} | "
+            f"| {_cell(name)} | {row.n} | {_rate(row.pass_rate, row.pass_rate_ci)} | "
             f"{_num(row.risk_mean)} | {row.critical_failures} / {row.high_failures} |"
         )
     lines += ["", "## By severity", "", "| severity | passed | failed | pass rate |"]
@@ -127,7 +141,7 @@ def render_markdown(report: Report) -> str:
         )
     if m.failure_mode_histogram:
         lines += ["", "## Failure modes", "", "| failure mode | cases |", "| --- | ---: |"]
-        lines += [f"| {k} | {v} |" for k, v in m.failure_mode_histogram.items()]
+        lines += [f"| {_cell(k)} | {v} |" for k, v in m.failure_mode_histogram.items()]
     worst = worst_probes(report)
     if worst:
         lines += ["", "## Worst cases", "", "One row per probe, by its worst sample.", ""]
@@ -149,7 +163,7 @@ def render_markdown(report: Report) -> str:
             f"({_pct(f.flaky_rate)} flaky).",
         ]
     if m.counts.missing_probe_ids:
-        shown = ", ".join(m.counts.missing_probe_ids[:50])
+        shown = ", ".join(_cell(probe_id) for probe_id in m.counts.missing_probe_ids[:50])
         lines += ["", "## Missing probes", "", f"No response for: {shown}"]
     if m.notes or report.warnings:
         lines += ["", "## Notes", ""]

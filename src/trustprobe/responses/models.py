@@ -14,13 +14,13 @@ class Response(BaseModel):
     """Id of the probe this answers."""
     response: str | None = None
     """The agent's text; ``None`` only when ``error`` is set."""
-    sample: int = Field(default=0, ge=0)
+    sample: int = Field(default=0, ge=0, strict=True)
     """Repeat index when each probe is sent several times."""
-    latency_ms: float | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0, strict=True)
     """Wall time from request to full answer."""
-    input_tokens: int | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0, strict=True)
     """Prompt tokens, when the target reports usage."""
-    output_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0, strict=True)
     """Completion tokens, when the target reports usage."""
     error: str | None = None
     """Harness error class (``timeout``, ``http_503``, ``connection``...): not an agent failure."""

@@ -8,6 +8,7 @@ or reordering a row breaks the link to the next one, which ``db verify`` reports
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False)
 from typing import Any
@@ -95,6 +96,18 @@ def transition_envelope(
     }
 
 
+SEAL_VERSION = 2
+"""The review seal written now; version 1 (before schema 0002) did not cover the holder."""
+
+
+@dataclass(frozen=True)
+class ReviewHolder:
+    """The columns that decide who may act on a review: its organisation and agent."""
+
+    organisation_id: int
+    agent_pk: int
+
+
 def review_seal(
     *,
     transition_hash: str,
@@ -103,15 +116,20 @@ def review_seal(
     decided_at: datetime | None,
     decided_by: str | None,
     reason: str | None,
+    holder: ReviewHolder | None,
 ) -> str:
-    """Hash binding a review's state to its transition's hash."""
-    return link_hash(
-        transition_hash,
-        {
-            "decided_at": None if decided_at is None else timestamp_text(decided_at),
-            "decided_by": decided_by,
-            "opened_at": timestamp_text(opened_at),
-            "reason": reason,
-            "status": status,
-        },
-    )
+    """Hash binding a review's state, and who may act on it, to its transition's hash.
+
+    ``holder`` is sealed in version 2; ``None`` computes a version-1 seal (older reviews).
+    """
+    envelope: dict[str, Any] = {
+        "decided_at": None if decided_at is None else timestamp_text(decided_at),
+        "decided_by": decided_by,
+        "opened_at": timestamp_text(opened_at),
+        "reason": reason,
+        "status": status,
+    }
+    if holder is not None:
+        envelope["agent_pk"] = holder.agent_pk
+        envelope["organisation_id"] = holder.organisation_id
+    return link_hash(transition_hash, envelope)

@@ -12,6 +12,8 @@ from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, u
 
 from trustprobe.store.chains import (
     GENESIS,
+    SEAL_VERSION,
+    ReviewHolder,
     link_hash,
     review_seal,
     transition_envelope,
@@ -163,7 +165,9 @@ def append_transitions(
                 decided_at=None,
                 decided_by=None,
                 reason=None,
+                holder=ReviewHolder(organisation_id, row["agent_pk"]),
             ),
+            "seal_version": SEAL_VERSION,
         }
         for row, seq in zip(rows_out, seqs, strict=True)
         if row["was_anomalous"]
@@ -186,7 +190,12 @@ def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: dat
         for chunk in chunks(agent_pks)
         for row in connection.execute(
             select(
-                ReviewRow.id, ReviewRow.transition_seq, ReviewRow.opened_at, TransitionRow.row_hash
+                ReviewRow.id,
+                ReviewRow.transition_seq,
+                ReviewRow.opened_at,
+                TransitionRow.row_hash,
+                ReviewRow.organisation_id,
+                ReviewRow.agent_pk,
             )
             .join(TransitionRow, TransitionRow.seq == ReviewRow.transition_seq)
             .where(
@@ -195,12 +204,13 @@ def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: dat
             )
         )
     ]
-    for review_id, transition_seq, opened_at, transition_hash in pending:
+    for review_id, transition_seq, opened_at, transition_hash, organisation_id, agent_pk in pending:
         close_review(
             connection,
             review_id=review_id,
             transition_seq=transition_seq,
             transition_hash=transition_hash,
+            holder=ReviewHolder(organisation_id, agent_pk),
             opened_at=opened_at,
             status=ReviewStatus.SUPERSEDED,
             decided_by=SYSTEM_ACTOR,
@@ -215,13 +225,14 @@ def close_review(
     review_id: int,
     transition_seq: int,
     transition_hash: str,
+    holder: ReviewHolder,
     opened_at: datetime,
     status: ReviewStatus,
     decided_by: str,
     reason: str,
     now: datetime,
 ) -> None:
-    """Record a review's decision, reseal it, and move its transition to the same status."""
+    """Record a review's decision, reseal it (current version), and move its transition along."""
     seal = review_seal(
         transition_hash=transition_hash,
         status=status.value,
@@ -229,12 +240,18 @@ def close_review(
         decided_at=now,
         decided_by=decided_by,
         reason=reason,
+        holder=holder,
     )
     connection.execute(
         update(ReviewRow)
         .where(ReviewRow.id == review_id)
         .values(
-            status=status.value, decided_at=now, decided_by=decided_by, reason=reason, seal=seal
+            status=status.value,
+            decided_at=now,
+            decided_by=decided_by,
+            reason=reason,
+            seal=seal,
+            seal_version=SEAL_VERSION,
         )
     )
     connection.execute(

@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from trustprobe.errors import InputError
+from trustprobe.store.chains import ReviewHolder
 from trustprobe.store.database import read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError, ReviewClosedError
 from trustprobe.store.evidence import lock_organisation
@@ -67,9 +68,17 @@ def decide_review(
                 ReviewRow.status,
                 ReviewRow.transition_seq,
                 ReviewRow.opened_at,
+                ReviewRow.agent_pk,
                 TransitionRow.row_hash,
             )
-            .join(TransitionRow, TransitionRow.seq == ReviewRow.transition_seq)
+            # The transition must be the organisation's too: a review row moved to another
+            # organisation (by hand, in SQL) cannot be decided there.
+            .join(
+                TransitionRow,
+                (TransitionRow.seq == ReviewRow.transition_seq)
+                & (TransitionRow.organisation_id == ReviewRow.organisation_id)
+                & (TransitionRow.agent_pk == ReviewRow.agent_pk),
+            )
             .where(ReviewRow.id == review_id, ReviewRow.organisation_id == organisation_id)
         ).first()
         if row is None:
@@ -83,6 +92,7 @@ def decide_review(
             review_id=review_id,
             transition_seq=row.transition_seq,
             transition_hash=row.row_hash,
+            holder=ReviewHolder(organisation_id, row.agent_pk),
             opened_at=row.opened_at,
             status=status,
             decided_by=reviewer,

@@ -182,3 +182,5 @@ class ReviewRow(Base):
     decided_by: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
     seal: Mapped[str] = mapped_column(String(64))
+    # 1: the seal covers the decision; 2: also organisation_id and agent_pk (chains.review_seal).
+    seal_version: Mapped[int] = mapped_column(Integer, server_default="1")

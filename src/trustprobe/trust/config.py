@@ -105,7 +105,7 @@ def load_trust_config(path: str | Path) -> TrustConfig:
         data: Any = (
             yaml.safe_load(text) if source.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
         )
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+    except (yaml.YAMLError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"not valid JSON or YAML: {exc}", path=source) from exc
     if not isinstance(data, dict):
         raise InputError("expected a mapping of trust settings", path=source)

@@ -72,7 +72,7 @@ def load_category_mapping(path: str | Path) -> CategoryMapping:
         )
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=source) from exc
-    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"not valid JSON or YAML: {exc}", path=source) from exc
     if not isinstance(data, dict):
         raise InputError("expected a mapping", path=source)

@@ -54,6 +54,8 @@ def _read_override(path: Path) -> dict[Dimension, float]:
         raise InputError(
             f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=exc.lineno
         ) from exc
+    except RecursionError as exc:
+        raise InputError("not valid JSON (nested too deeply to read)", path=path) from exc
     if not isinstance(data, dict):
         raise InputError("a weight override is a JSON object of dimension → weight", path=path)
     names = {d.value: d for d in Dimension}
