@@ -143,7 +143,10 @@ def test_every_case_ends_in_exactly_one_classified_record(tmp_path: Path) -> Non
     assert by_input["case-0"]["latency_ms"] > 0
     # 1+2+3+3+3+3+2+3+1+2+1 = 24 requests
     assert (outcome.planned, outcome.finished, outcome.responses, outcome.attempts) == (
-        11, 11, 5, 24
+        11,
+        11,
+        5,
+        24,
     )
     assert outcome.errors == {
         "connection": 1,

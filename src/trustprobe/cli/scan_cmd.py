@@ -12,10 +12,10 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from trustprobe.cli.console import console, err_console
+from trustprobe.cli.console import console, err_console, print_gate
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.reports import print_summary, write_report_html
+from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE, print_summary, write_report_html
 from trustprobe.runner import (
     ScanConfig,
     ScanResult,
@@ -163,6 +163,17 @@ def scan(
             "--fail-under", min=0.0, max=1.0, help="Exit 1 when the pass rate is below this."
         ),
     ] = None,
+    max_harness_error_share: Annotated[
+        float | None,
+        typer.Option(
+            "--max-harness-error-share",
+            min=0.0,
+            max=1.0,
+            help="Exit 3 when harness errors (timeouts, HTTP errors...) exceed this share of the"
+            f" cases; a run where no case reached the agent always does. [default: "
+            f"{DEFAULT_MAX_HARNESS_ERROR_SHARE}]",
+        ),
+    ] = None,
 ) -> None:
     """Scan a live agent with probes; write responses.jsonl, report.json and report.md."""
     header, header_env = header or [], header_env or []
@@ -187,7 +198,13 @@ def scan(
     if target is not None:
         target_options["kind"] = target
     if resume is not None:
-        extra = _given(config=config_file, out=out, samples=samples, fail_under=fail_under)
+        extra = _given(
+            config=config_file,
+            out=out,
+            samples=samples,
+            fail_under=fail_under,
+            max_harness_error_share=max_harness_error_share,
+        )
         extra.update(target_options)
         if probes or category or extra:
             raise InputError(
@@ -208,6 +225,7 @@ def scan(
             categories=category,
             samples=samples,
             fail_under=fail_under,
+            max_harness_error_share=max_harness_error_share,
         )
         config = build_scan_config(overrides, config_file=config_file)
         if config.target.kind == "python" and os.getcwd() not in sys.path:
@@ -223,12 +241,8 @@ def scan(
     if html is not None:
         write_report_html(result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
-    if result.exit_code is ExitCode.TARGET_UNREACHABLE:
-        err_console.print(
-            "[bold red]error:[/] the target could not be reached at all "
-            f"({', '.join(result.outcome.errors)}); check the address and that it is running"
-        )
-    elif result.exit_code is ExitCode.INTERRUPTED:
+    print_gate(result.report.gate)
+    if result.exit_code is ExitCode.INTERRUPTED:
         err_console.print(f"interrupted; continue with: trustprobe scan --resume {result.run_dir}")
     raise typer.Exit(int(result.exit_code))
 

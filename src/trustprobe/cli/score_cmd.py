@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from trustprobe.cli.console import console, err_console
+from trustprobe.cli.console import console, err_console, print_gate
 from trustprobe.cli.engine_options import (
     SCHEDULER_OPTION,
     WORKERS_OPTION,
@@ -23,6 +23,7 @@ from trustprobe.reports import (
     gate_exit_code,
     print_summary,
     render_markdown,
+    run_gate,
     write_report_html,
     write_report_json,
 )
@@ -60,7 +61,7 @@ def score(
     if on_cluster:
         report = _score_on_dask(
             probe_list, responses, packs, output, scheduler, workers, probes, rules, min_cases,
-            seed,
+            seed, fail_under,
         )  # fmt: skip
     else:
         loaded = load_responses(responses)
@@ -77,6 +78,8 @@ def score(
             min_cases=min_cases,
             seed=seed,
         )
+        gate = run_gate(report.aggregate_metrics, fail_under=fail_under)
+        report = report.model_copy(update={"gate": gate})
         write_report_json(report, output)
     if markdown is not None:
         atomic_write_text(markdown, render_markdown(report))
@@ -88,7 +91,8 @@ def score(
     for path in (output, markdown, html):
         if path is not None:
             console.print(f"report: {path}", soft_wrap=True)
-    raise typer.Exit(gate_exit_code(report, fail_under))
+    print_gate(report.gate)
+    raise typer.Exit(gate_exit_code(report.gate))
 
 
 def _score_on_dask(
@@ -102,6 +106,7 @@ def _score_on_dask(
     rules: list[Path],
     min_cases: int,
     seed: int,
+    fail_under: float | None,
 ) -> Report:
     with cluster_run():
         from trustprobe.distributed.command import score_command
@@ -109,5 +114,5 @@ def _score_on_dask(
         return score_command(
             probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
             probe_sources=probe_args, rule_sources=[str(r) for r in rules], min_cases=min_cases,
-            seed=seed, console=err_console,
+            seed=seed, console=err_console, fail_under=fail_under,
         )  # fmt: skip

@@ -64,6 +64,18 @@ def _headline(report: Report) -> list[tuple[str, str]]:
     return rows
 
 
+def _gate_lines(report: Report) -> list[str]:
+    """``**Gate: passed**`` or ``failed``, then each check's reason; nothing without a gate."""
+    if report.gate is None:
+        return []
+    verdict = "passed" if report.gate.passed else "failed"
+    lines = [f"**Gate: {verdict}**", ""]
+    for check in report.gate.checks:
+        mark = "passed" if check.passed else "FAILED"
+        lines.append(f"- {mark}: {check.reason}")
+    return [*lines, ""]
+
+
 def render_markdown(report: Report) -> str:
     """A Markdown summary for pull requests and CI logs."""
     m = report.aggregate_metrics
@@ -74,6 +86,7 @@ def render_markdown(report: Report) -> str:
         f"Created {p.created_at.isoformat()} by trustprobe {p.tool_version}; "
         f"{p.probe_count} probes (`{p.probe_set_hash[:12]}`), rules `{p.rule_set_hash[:12]}`.",
         "",
+        *_gate_lines(report),
         "| metric | value |",
         "| --- | --- |",
         *(f"| {name} | {value} |" for name, value in _headline(report)),

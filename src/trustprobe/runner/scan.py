@@ -19,10 +19,12 @@ from trustprobe.reports import (
     build_report,
     gate_exit_code,
     render_markdown,
+    run_gate,
     write_report_json,
 )
 from trustprobe.responses import Response
 from trustprobe.runner.config import ScanConfig
+from trustprobe.runner.diagnosis import harness_hint
 from trustprobe.runner.dispatch import ProgressListener, RunOutcome, plan_cases, run_cases
 from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
 from trustprobe.runner.manifest import (
@@ -35,10 +37,7 @@ from trustprobe.runner.manifest import (
     write_manifest,
 )
 from trustprobe.runner.settings import RunnerSettings
-from trustprobe.targets import ErrorClass, Target, create_target
-
-# Error classes that mean the agent was never reached (as opposed to reached and failing).
-_UNREACHED = frozenset({ErrorClass.CONNECTION, ErrorClass.TIMEOUT})
+from trustprobe.targets import Target, create_target
 
 
 def _utc_now() -> datetime:
@@ -58,7 +57,8 @@ class ScanResult:
     report_paths: tuple[Path, ...]
     """``report.json`` and ``report.md``."""
     exit_code: ExitCode
-    """0 ok, 1 under ``fail_under``, 3 nothing reachable, 130 interrupted."""
+    """0 ok, 1 under ``fail_under``, 3 nothing reached the agent or too many harness errors,
+    130 interrupted."""
 
 
 def select_probes(config: ScanConfig) -> list[Probe]:
@@ -97,15 +97,6 @@ def _counts(probes: Sequence[Probe], samples: int, records: Sequence[Response]) 
         errors=sum(classes.values()),
         error_classes=dict(sorted(classes.items())),
         not_run=planned - len(records),
-    )
-
-
-def _unreachable(outcome: RunOutcome) -> bool:
-    """Whether this session reached nothing at all: no answer, only connection/timeouts."""
-    return (
-        outcome.finished > 0
-        and outcome.responses == 0
-        and all(name in _UNREACHED for name in outcome.errors)
     )
 
 
@@ -281,7 +272,7 @@ async def _run_session(
             f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are excluded "
             "from pass/fail: they say nothing about the agent"
         )
-    report = build_report(
+    draft = build_report(
         probes,
         contents.responses,
         detector=detector,
@@ -290,17 +281,19 @@ async def _run_session(
         warnings=notes,
         sources={"probes": list(config.probes), "responses": [str(journal_path)]},
     )
+    gate = run_gate(
+        draft.aggregate_metrics,
+        fail_under=config.fail_under,
+        max_harness_error_share=config.max_harness_error_share,
+        harness_hint=harness_hint(counts.error_classes),
+    )
+    report = draft.model_copy(update={"gate": gate})
     json_path = files.report_json
     md_path = files.report_md
     write_report_json(report, json_path)
     atomic_write_text(md_path, render_markdown(report))
     write_manifest(run_dir, manifest)
-    if outcome.interrupted:
-        code = ExitCode.INTERRUPTED
-    elif _unreachable(outcome):
-        code = ExitCode.TARGET_UNREACHABLE
-    else:
-        code = gate_exit_code(report, config.fail_under)
+    code = ExitCode.INTERRUPTED if outcome.interrupted else gate_exit_code(gate)
     return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path), code)
 
 
