@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from trustprobe.cli.console import console, err_console, print_gate
+from trustprobe.cli.invocation import program
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE, print_summary, write_report_html
@@ -21,8 +22,9 @@ from trustprobe.runner import (
     ScanResult,
     build_scan_config,
     progress_for,
+    read_manifest,
     resume_scan,
-    stop_on_sigint,
+    stop_on_signals,
 )
 from trustprobe.runner import scan as run_scan
 from trustprobe.targets import target_kinds
@@ -228,9 +230,11 @@ def scan(
             max_harness_error_share=max_harness_error_share,
         )
         config = build_scan_config(overrides, config_file=config_file)
-        if config.target.kind == "python" and os.getcwd() not in sys.path:
-            # Like uvicorn: let `module:function` name a module in the current directory.
-            sys.path.insert(0, os.getcwd())
+    target_kind = config.target.kind if config is not None else _resumed_kind(resume)
+    if target_kind == "python" and os.getcwd() not in sys.path:
+        # Like uvicorn: let `module:function` name a module in the current directory, for a
+        # new run and a resumed one alike.
+        sys.path.insert(0, os.getcwd())
     result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
     for warning in result.report.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -241,10 +245,19 @@ def scan(
     if html is not None:
         write_report_html(result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
-    print_gate(result.report.gate)
     if result.exit_code is ExitCode.INTERRUPTED:
-        err_console.print(f"interrupted; continue with: trustprobe scan --resume {result.run_dir}")
+        err_console.print(
+            f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
+            soft_wrap=True,
+        )
+    else:
+        print_gate(result.report.gate)
     raise typer.Exit(int(result.exit_code))
+
+
+def _resumed_kind(resume: Path | None) -> str | None:
+    """The target kind recorded in the resumed run's ``run.json``."""
+    return read_manifest(resume).config.target.kind if resume is not None else None
 
 
 async def _run(
@@ -258,7 +271,7 @@ async def _run(
     detector = Detector.builtin()
     progress = progress_for(err_console)
     env = dict(os.environ)
-    async with stop_on_sigint() as stop:
+    async with stop_on_signals() as stop:
         if resume is not None:
             return await resume_scan(
                 resume,

@@ -171,6 +171,7 @@ async def run_cases(
         progress.start(len(cases))
     workers = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(cases)))]
     interrupted = False
+    everything: asyncio.Future[list[None]] | None = None
     try:
         if workers:
             everything = asyncio.gather(*workers)
@@ -191,6 +192,10 @@ async def run_cases(
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        if everything is not None and everything.done() and not everything.cancelled():
+            # Cancelled workers leave the gathering future holding their CancelledError: read it
+            # here, or asyncio logs "exception was never retrieved" with a traceback.
+            everything.exception()
         if progress is not None:
             progress.finish()
     return RunOutcome(

@@ -27,6 +27,7 @@ from trustprobe.runner.config import ScanConfig
 from trustprobe.runner.diagnosis import harness_hint
 from trustprobe.runner.dispatch import ProgressListener, RunOutcome, plan_cases, run_cases
 from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
+from trustprobe.runner.lock import lock_run_dir, refuse_if_locked
 from trustprobe.runner.manifest import (
     CaseCounts,
     RunFiles,
@@ -111,16 +112,41 @@ async def scan(
     now: Callable[[], datetime] = _utc_now,
 ) -> ScanResult:
     """Start a new run in ``run_dir`` (which must not hold one) and report on it."""
+    refuse_if_locked(run_dir)
+    _refuse_existing_run(run_dir)
+    config = _absolute_probe_paths(config)
+    probes = select_probes(config)
+    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with lock_run_dir(run_dir):
+        _refuse_existing_run(run_dir)  # a scan that started in the meantime
+        return await _start_session(
+            config, probes, run_dir, target, detector=detector, progress=progress, stop=stop,
+            now=now,
+        )  # fmt: skip
+
+
+def _refuse_existing_run(run_dir: Path) -> None:
     files = RunFiles(run_dir)
     if files.responses.exists() or files.manifest.exists():
         raise InputError(
             "already holds a run; continue it with --resume, or choose another --out",
             path=run_dir,
         )
-    config = _absolute_probe_paths(config)
-    probes = select_probes(config)
-    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
-    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+async def _start_session(
+    config: ScanConfig,
+    probes: list[Probe],
+    run_dir: Path,
+    target: Target,
+    *,
+    detector: Detector,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
+    """Write the new run's ``run.json`` and run every case (the lock is held)."""
     started = now()
     manifest = RunManifest(
         tool_version=__version__,
@@ -164,6 +190,26 @@ async def resume_scan(
     and samples are those of ``run.json``. With ``retry_errors``, harness-error records are
     removed first so those cases are tried again.
     """
+    read_manifest(run_dir)  # "not a run directory" before any lock file is made there
+    with lock_run_dir(run_dir):
+        return await _resume_session(
+            run_dir, env=env, detector=detector, runner=runner, retry_errors=retry_errors,
+            progress=progress, stop=stop, now=now,
+        )  # fmt: skip
+
+
+async def _resume_session(
+    run_dir: Path,
+    *,
+    env: Mapping[str, str],
+    detector: Detector,
+    runner: Mapping[str, Any] | None,
+    retry_errors: bool,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
+    """Resume under the lock: read the run as it is now, then send the missing cases."""
     manifest = read_manifest(run_dir)
     config = manifest.config
     if runner:
