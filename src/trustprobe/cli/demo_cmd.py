@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from trustprobe.cli.console import console, err_console
+from trustprobe.cli.console import console, progress_console
 from trustprobe.cli.invocation import activation_hint, program
 from trustprobe.demo import Persona, run_demo
 from trustprobe.detectors import Detector
@@ -43,7 +43,9 @@ def demo(
     """Scan the built-in demo agent, write the reports and record the run in the trust store."""
     console.print(f"Starting the demo agent ({persona.value}) on a free loopback port…")
     result = asyncio.run(
-        run_demo(out, detector=Detector.builtin(), persona=persona, progress_console=err_console)
+        run_demo(
+            out, detector=Detector.builtin(), persona=persona, progress_console=progress_console
+        )
     )
     console.print("Demo agent stopped.")
     print_summary(result.report, console)

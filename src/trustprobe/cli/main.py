@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from trustprobe import __version__
+from trustprobe.cli.file_options import MULTI_PATH_FLAGS, spread_values
 from trustprobe.errors import TrustprobeError
 
 
@@ -65,11 +66,17 @@ class _LazyGroup(TyperGroup):
             # A group even when it has one subcommand (``keys create``).
             command = typer.main.get_group(loaded)
         else:
-            single = typer.Typer()
+            single = typer.Typer(add_completion=False)  # completion is the root's option
             single.command(cmd_name)(loaded)
             command = typer.main.get_command(single)
         command.name = cmd_name
         return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        """Find the command; let its multi-path flags take several values after one flag."""
+        name, command, rest = super().resolve_command(ctx, args)
+        flags = MULTI_PATH_FLAGS.get(name or "")
+        return name, command, spread_values(rest, flags) if flags else rest
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; a :class:`TrustprobeError` exits with its code from one table."""
@@ -87,7 +94,6 @@ app = typer.Typer(
     help="Tells whether an AI agent can be trusted, with evidence a person can check.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
 )
 
 
@@ -102,8 +108,17 @@ def _root(
     version: bool = typer.Option(
         False, "--version", is_eager=True, callback=_print_version, help="Print the version."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Only errors, warnings and gate verdicts (on stderr)."
+    ),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True, help="Log what happens on stderr; -vv for debug detail."
+    ),
 ) -> None:
     """Tells whether an AI agent can be trusted, with evidence a person can check."""
+    from trustprobe.cli.console import set_verbosity
+
+    set_verbosity(-1 if quiet else verbose)
 
 
 def main(args: list[str] | None = None) -> None:

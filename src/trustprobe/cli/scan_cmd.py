@@ -12,12 +12,20 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from trustprobe.cli.console import console, err_console, print_gate
+from trustprobe.cli.console import (
+    console,
+    default_note,
+    err_console,
+    print_gate,
+    progress_console,
+)
 from trustprobe.cli.invocation import program
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE, print_summary, write_report_html
+from trustprobe.probes import BUILTIN
+from trustprobe.reports import print_summary, write_report_html
 from trustprobe.runner import (
+    RunnerSettings,
     ScanConfig,
     ScanResult,
     build_scan_config,
@@ -55,6 +63,18 @@ def _body(text: str | None) -> Any:
         return json.loads(source)
     except ValueError as exc:
         raise InputError(f"body template is not JSON: {exc}", field="--body") from exc
+
+
+def _runner_default(field: str) -> str:
+    return default_note(RunnerSettings.model_fields[field].default)
+
+
+def _scan_default(field: str) -> str:
+    return default_note(ScanConfig.model_fields[field].default)
+
+
+def _target_default(kind: str, field: str) -> str:
+    return default_note(target_kinds()[kind].config_model.model_fields[field].default)
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -130,34 +150,64 @@ def scan(
         str | None, typer.Option("--command", help="cmd: the command line to run.")
     ] = None,
     input_format: Annotated[
-        str | None, typer.Option("--input-format", help="cmd: json or text.")
+        str | None,
+        typer.Option(
+            "--input-format", help="cmd: json or text." + _target_default("cmd", "input_format")
+        ),
     ] = None,
     output_format: Annotated[
-        str | None, typer.Option("--output-format", help="cmd: text or json.")
+        str | None,
+        typer.Option(
+            "--output-format", help="cmd: text or json." + _target_default("cmd", "output_format")
+        ),
     ] = None,
     callable_: Annotated[
         str | None, typer.Option("--callable", help="python: module:function.")
     ] = None,
     concurrency: Annotated[
-        int | None, typer.Option("--concurrency", "-c", help="Cases in flight.")
+        int | None,
+        typer.Option(
+            "--concurrency", "-c", help="Cases in flight." + _runner_default("concurrency")
+        ),
     ] = None,
     rate: Annotated[
-        float | None, typer.Option("--rate", help="Requests per second (all workers).")
+        float | None,
+        typer.Option(
+            "--rate", help="Requests per second (all workers)." + default_note("unlimited")
+        ),
     ] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per attempt.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds per attempt." + _runner_default("timeout")),
+    ] = None,
     retries: Annotated[
-        int | None, typer.Option("--retries", help="Retries on 429/5xx/connection.")
+        int | None,
+        typer.Option(
+            "--retries", help="Retries on 429/5xx/connection." + _runner_default("retries")
+        ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the backoff jitter.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Seed of the backoff jitter." + _runner_default("seed")),
+    ] = None,
     samples: Annotated[
-        int | None, typer.Option("--samples", "-n", help="Times each probe is sent.")
+        int | None,
+        typer.Option(
+            "--samples", "-n", help="Times each probe is sent." + _scan_default("samples")
+        ),
     ] = None,
     probes: Annotated[
         list[str] | None,
-        typer.Option("--probes", "-p", help="Probe files, or 'builtin' (the default)."),
+        typer.Option(
+            "--probes",
+            "-p",
+            help="Probe files or quoted globs, or 'builtin'; several may follow one flag."
+            + default_note(BUILTIN),
+        ),
     ] = None,
     category: Annotated[
-        list[str] | None, typer.Option("--category", help="Only these categories.")
+        list[str] | None,
+        typer.Option("--category", help="Only these categories." + default_note("all")),
     ] = None,
     fail_under: Annotated[
         float | None,
@@ -172,8 +222,8 @@ def scan(
             min=0.0,
             max=1.0,
             help="Exit 3 when harness errors (timeouts, HTTP errors...) exceed this share of the"
-            f" cases; a run where no case reached the agent always does. [default: "
-            f"{DEFAULT_MAX_HARNESS_ERROR_SHARE}]",
+            " cases; a run where no case reached the agent always does."
+            + _scan_default("max_harness_error_share"),
         ),
     ] = None,
 ) -> None:
@@ -269,7 +319,7 @@ async def _run(
     retry_errors: bool,
 ) -> ScanResult:
     detector = Detector.builtin()
-    progress = progress_for(err_console)
+    progress = progress_for(progress_console)
     env = dict(os.environ)
     async with stop_on_signals() as stop:
         if resume is not None:

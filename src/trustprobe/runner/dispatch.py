@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections import Counter
@@ -16,6 +17,8 @@ from trustprobe.runner.journal import ResponseJournal
 from trustprobe.runner.pacing import TokenBucket, decide_retry
 from trustprobe.runner.settings import RunnerSettings
 from trustprobe.targets import HarnessError, Target, TargetFailed, TargetTimeout
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,10 @@ async def run_cases(
                     error=error.error_class,
                     error_detail=detail,
                 )
+            logger.debug(
+                "probe %s sample %d: %s (%s); retrying in %.2f s",
+                case.probe.id, case.sample, error.error_class, error.detail, decision.delay,
+            )  # fmt: skip
             attempt += 1
             await sleep(decision.delay)
 
@@ -167,6 +174,10 @@ async def run_cases(
             if progress is not None:
                 progress.advance(record)
 
+    logger.info(
+        "sending %d cases, %d in flight at most, timeout %g s, %d retries",
+        len(cases), settings.concurrency, settings.timeout, settings.retries,
+    )  # fmt: skip
     if progress is not None:
         progress.start(len(cases))
     workers = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(cases)))]

@@ -12,7 +12,7 @@ from typing import Any
 from trustprobe import __version__
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import atomic_write_text, expand_paths
 from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
 from trustprobe.reports import (
     Report,
@@ -81,7 +81,10 @@ def select_probes(config: ScanConfig) -> list[Probe]:
 
 
 def _absolute_probe_paths(config: ScanConfig) -> ScanConfig:
-    paths = tuple(p if p == BUILTIN else str(Path(p).resolve()) for p in config.probes)
+    """Probe globs expanded and paths made absolute, so a resume reads the very same files."""
+    paths = tuple(
+        p if p == BUILTIN else str(Path(p).resolve()) for p in expand_paths(config.probes)
+    )
     return config.model_copy(update={"probes": paths})
 
 
