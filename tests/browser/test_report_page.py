@@ -13,7 +13,7 @@ from tests.browser.conftest import Visit
 from tests.browser.sample_reports import CANARY, HOSTILE_RESPONSES, sample_report
 
 from trustprobe.comparison import write_comparison_html
-from trustprobe.reports import Report, write_report_json
+from trustprobe.reports import Report, run_gate, write_report_json
 from trustprobe.reports.html import HtmlLimits, write_report_html
 
 pytestmark = pytest.mark.browser
@@ -203,3 +203,20 @@ def test_comparison_page_in_chromium(
     assert visit.console_errors == [] and visit.page_errors == []
     assert visit.foreign_requests == []
     page.screenshot(path=str(artifacts / "diff.png"), full_page=True)
+
+
+def test_the_gate_verdict_heads_the_page(
+    open_page: Callable[[Path], Visit], report: Report, tmp_path: Path
+) -> None:
+    gated = report.model_copy(update={"gate": run_gate(report.aggregate_metrics, fail_under=0.99)})
+    assert gated.gate is not None and not gated.gate.passed
+    write_report_html(gated, tmp_path / "gated.html")
+    visit = open_page(tmp_path / "gated.html")
+    page: Any = visit.page
+    page.wait_for_selector("html[data-rendered='true']")
+    gate = page.locator("header #gate, #gate").first
+    expect(gate).to_be_visible()
+    text = " ".join(str(gate.text_content()).split())
+    assert text.startswith("Gate failed")
+    assert gated.gate.checks[0].reason in text  # "pass rate NN.N% is below --fail-under 99.0%"
+    assert visit.console_errors == [] and visit.page_errors == []
