@@ -10,6 +10,7 @@ from click.testing import Result
 from tests.cli.test_score_cli import PROBES, write_jsonl
 from typer.testing import CliRunner
 
+from trustprobe.cli.file_options import MULTI_PATH_FLAGS, spread_values
 from trustprobe.cli.main import app
 
 ANSWERS = {
@@ -143,3 +144,21 @@ def test_scan_takes_several_probe_files_and_globs(inputs: Path) -> None:
         "--probes", str(inputs / "probes-*.jsonl"), "--out", inputs / "run2",
     )  # fmt: skip
     assert len(_cases(inputs / "run2" / "report.json")) == 6
+
+
+@pytest.mark.parametrize(
+    ("args", "spread"),
+    [
+        (["-r", "a", "b", "-o", "x"], ["-r", "a", "-r", "b", "-o", "x"]),
+        (["--responses=a", "b"], ["--responses=a", "--responses", "b"]),
+        (["-r", "-", "-o", "-"], ["-r", "-", "-o", "-"]),
+        (["-r", "a", "-", "b"], ["-r", "a", "-r", "-", "-r", "b"]),
+        (["-o", "x", "y"], ["-o", "x", "y"]),  # not a multi-path flag: click reports "y"
+        (["-r", "a", "--", "b"], ["-r", "a", "--", "b"]),
+        (["-r"], ["-r"]),  # click reports the missing value
+    ],
+    ids=["two-values", "equals-form", "stdin-then-option", "stdin-among-paths", "single-flag",
+         "double-dash", "no-value"],
+)  # fmt: skip
+def test_spread_values(args: list[str], spread: list[str]) -> None:
+    assert spread_values(args, MULTI_PATH_FLAGS["score"]) == spread

@@ -46,12 +46,16 @@ def spread_values(args: Sequence[str], flags: frozenset[str]) -> list[str]:
             return [*spread, *tokens[index:]]
         spread.append(token)
         index += 1
-        if token not in flags or index >= len(tokens):
+        flag, equals, _ = token.partition("=")
+        if flag not in flags:
             continue
-        spread.append(tokens[index])  # the flag's own value, whatever it looks like
-        index += 1
+        if not equals:  # "--flag VALUE": the next token is the value, whatever it looks like
+            if index >= len(tokens):
+                continue
+            spread.append(tokens[index])
+            index += 1
         while index < len(tokens) and _is_value(tokens[index]):
-            spread += [token, tokens[index]]
+            spread += [flag, tokens[index]]
             index += 1
     return spread
 
