@@ -75,6 +75,10 @@ def test_quiet_keeps_only_what_explains_a_failure(score_args: list[str]) -> None
     assert "gate FAILED: pass rate 50.0% is below --fail-under 90.0%" in result.stderr
     loud = CliRunner().invoke(app, score_args)
     assert "trustprobe summary" in loud.stdout
+    # After the command works too, as users type it.
+    after = CliRunner().invoke(app, [*score_args, "-q", "--fail-under", "0.9"])
+    assert after.exit_code == 1 and after.stdout == ""
+    assert "gate FAILED" in after.stderr
 
 
 def _flaky(seen: Seen, nth: int) -> Action:
@@ -93,3 +97,5 @@ def test_verbose_logs_the_run_and_its_retries(tmp_path: Path) -> None:
     assert "DEBUG trustprobe.runner.dispatch: probe p-000 sample 0: http_503" in result.stderr
     quiet = _trustprobe("scan", "--resume", tmp_path / "run", cwd=tmp_path)
     assert "trustprobe.runner" not in quiet.stderr
+    after = _trustprobe("scan", "--resume", tmp_path / "run", "-v", cwd=tmp_path)
+    assert "INFO trustprobe.runner.dispatch: sending 0 cases" in after.stderr

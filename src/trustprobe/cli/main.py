@@ -51,6 +51,24 @@ COMMANDS: dict[str, Callable[[], Any]] = {
 """Command name → loader of its Typer group or command function."""
 
 
+def _take_verbosity(args: list[str]) -> tuple[list[str], bool, int]:
+    """``args`` without ``-q``/``--quiet``/``-v``/``-vv``/``--verbose`` (up to ``--``)."""
+    kept: list[str] = []
+    quiet, verbose = False, 0
+    for index, token in enumerate(args):
+        if token == "--":
+            return [*kept, *args[index:]], quiet, verbose
+        if token in ("-q", "--quiet"):
+            quiet = True
+        elif token == "--verbose":
+            verbose += 1
+        elif len(token) > 1 and token == "-" + "v" * (len(token) - 1):  # -v, -vv, ...
+            verbose += len(token) - 1
+        else:
+            kept.append(token)
+    return kept, quiet, verbose
+
+
 class _LazyGroup(TyperGroup):
     """A root group that imports a command's module only when that command is used."""
 
@@ -73,8 +91,15 @@ class _LazyGroup(TyperGroup):
         return command
 
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
-        """Find the command; let its multi-path flags take several values after one flag."""
+        """Find the command; let its multi-path flags take several values after one flag.
+
+        ``-q`` and ``-v`` are the root's options but may also follow the command
+        (``trustprobe scan -q ...``): they are taken out here, before the root's callback runs.
+        """
         name, command, rest = super().resolve_command(ctx, args)
+        rest, quiet, verbose = _take_verbosity(rest)
+        ctx.params["quiet"] = ctx.params.get("quiet") or quiet
+        ctx.params["verbose"] = (ctx.params.get("verbose") or 0) + verbose
         flags = MULTI_PATH_FLAGS.get(name or "")
         return name, command, spread_values(rest, flags) if flags else rest
 
