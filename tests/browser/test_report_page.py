@@ -13,7 +13,7 @@ from tests.browser.conftest import Visit
 from tests.sample_reports import CANARY, HOSTILE_RESPONSES, sample_report
 
 from trustprobe.comparison import write_comparison_html
-from trustprobe.reports import Report, write_report_json
+from trustprobe.reports import Report, run_gate, write_report_json
 from trustprobe.reports.html import HtmlLimits, write_report_html
 
 pytestmark = pytest.mark.browser
@@ -243,28 +243,17 @@ def test_comparison_page_shows_failed_gates_in_chromium(
 def test_report_page_names_target_and_gate_in_chromium(
     open_page: Callable[[Path], Visit], tmp_path: Path
 ) -> None:
-    from pydantic import BaseModel
-
     from trustprobe.reports import ReportTarget
-
-    class Gate(BaseModel):
-        passed: bool
-        reason: str
-
-    class GatedReport(Report):
-        gate: Gate | None = None
 
     hostile_model = '<img src=x onerror="window.__pwned=\'model\'" id="injected-img">'
     base = sample_report(rows=30, hostile=False, geometry=False)
     target = ReportTarget(
         kind="openai", model=hostile_model, base_url="https://scan:hunter2@api.example/v1?key=k"
     )
-    gated = GatedReport.model_validate(
-        base.model_dump()
-        | {"target": target, "gate": Gate(passed=False, reason="pass rate below 90.0%")}
-    )
+    gate = run_gate(base.aggregate_metrics, fail_under=0.999)
+    gated = base.model_copy(update={"target": target, "gate": gate})
     for name, report, gate_text in (
-        ("gated.html", gated, "Gate FAIL: pass rate below 90.0%"),
+        ("gated.html", gated, "Gate failed"),
         ("plain.html", base, None),
     ):
         path = tmp_path / name
@@ -278,8 +267,8 @@ def test_report_page_names_target_and_gate_in_chromium(
             expect(page.locator("#target")).to_have_text(
                 f"Target: openai · model {hostile_model} · https://api.example/v1"
             )
-            expect(page.locator("#gate")).to_have_text(gate_text)
-            assert "fail" in str(page.get_attribute("#gate", "class"))
+            expect(page.locator("#gate")).to_contain_text(gate_text)
+            assert "failed" in str(page.get_attribute("#gate", "class"))
             assert "hunter2" not in page.content()
         _assert_inert(visit)
 
@@ -309,3 +298,20 @@ def test_invisible_and_direction_changing_characters_are_shown_as_markers(
     body = str(page.text_content("body"))
     assert not any(c in body for c in "\u202e\u200b\x07\U000e0041")
     _assert_inert(visit)
+
+
+def test_the_gate_verdict_heads_the_page(
+    open_page: Callable[[Path], Visit], report: Report, tmp_path: Path
+) -> None:
+    gated = report.model_copy(update={"gate": run_gate(report.aggregate_metrics, fail_under=0.99)})
+    assert gated.gate is not None and not gated.gate.passed
+    write_report_html(gated, tmp_path / "gated.html")
+    visit = open_page(tmp_path / "gated.html")
+    page: Any = visit.page
+    page.wait_for_selector("html[data-rendered='true']")
+    gate = page.locator("header #gate, #gate").first
+    expect(gate).to_be_visible()
+    text = " ".join(str(gate.text_content()).split())
+    assert text.startswith("Gate failed")
+    assert gated.gate.checks[0].reason in text  # "pass rate NN.N% is below --fail-under 99.0%"
+    assert visit.console_errors == [] and visit.page_errors == []

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from trustprobe.errors import ExitCode
 from trustprobe.probes import builtin_probes
 from trustprobe.runner import RunFiles, RunStatus, read_manifest
 from trustprobe.store import open_store, score_history
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def demo(*args: str) -> Result:
@@ -35,7 +39,7 @@ def test_demo_scans_the_builtin_catalog_and_can_run_again(
     assert f"report: {RunFiles(out).report_json}\n" in printed
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
     # The scan is recorded as evidence in the embedded store and scored.
-    assert f"trust store: sqlite:///{tmp_path / 'home' / 'trustprobe.db'}" in printed
+    assert f"trust store: SQLite file {tmp_path / 'home' / 'trustprobe.db'}" in printed
     assert re.search(
         r"trust score of demo-guarded: \d+ / 1000, tier (bronze|silver|gold|platinum)", printed
     )
@@ -73,3 +77,33 @@ def test_demo_refuses_to_replace_a_real_run(
     assert refused.exit_code == ExitCode.BAD_INPUT
     assert "not a demo run" in refused.stderr
     assert RunFiles(out).manifest.exists()
+
+
+def _venv_script() -> Path:
+    return Path(sys.executable).parent / "trustprobe"
+
+
+@pytest.mark.parametrize("on_path", [False, True], ids=["venv-not-activated", "on-path"])
+def test_demo_says_how_to_run_trustprobe_and_where_its_store_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_path: bool
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("TRUSTPROBE_HOME", str(home))
+    monkeypatch.delenv("TRUSTPROBE_DATABASE_URL", raising=False)
+    # `make demo` runs .venv/bin/trustprobe from a shell that has not activated the venv.
+    bin_dir = str(_venv_script().parent)
+    rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != bin_dir]
+    monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, *rest] if on_path else rest))
+    monkeypatch.chdir(ROOT)
+    result = demo("--out", str(tmp_path / "out"))
+    assert result.exit_code == ExitCode.OK, result.output
+    printed = result.stdout
+    assert f"trust store: SQLite file {home / 'trustprobe.db'}" in printed
+    if on_path:
+        assert "\n  trustprobe trust history --agent demo-guarded" in printed
+        assert "activate" not in printed
+    else:
+        script = os.path.relpath(_venv_script(), ROOT)  # .venv/bin/trustprobe
+        assert f"\n  {script} trust history --agent demo-guarded" in printed
+        assert f"source {os.path.relpath(_venv_script().parent, ROOT)}/activate" in printed
+        assert "\n  trustprobe trust" not in printed

@@ -82,9 +82,18 @@ def test_requested_three_clusters_recover_the_families(three_families: list[Case
 def test_top_terms_name_the_cluster(three_families: list[CaseScore]) -> None:
     by_family = _build(three_families, n_clusters=3)
     terms = {c.dominant_category: c.top_terms for c in by_family.clusters}
-    assert "category_agency" in terms["agency"]
-    assert "category_injection" in terms["injection"]
-    assert "category_exfiltration" in terms["exfiltration"]
+    # Each family's own words appear once in each of its 10 cases: equal TF-IDF weights, listed
+    # in term order. Computed in term space, not through the SVD, no rounding of a library
+    # version or a BLAS kernel can reorder a tie. "attached" is in task and input (tf 2).
+    assert terms["agency"] == [
+        "category_agency", "confirm", "console", "customers", "database", "delete", "drop",
+        "need",
+    ]  # fmt: skip
+    assert terms["injection"] == [
+        "attached", "attacker", "category_injection", "email", "forward", "ignore",
+        "instructions", "invoice",
+    ]  # fmt: skip
+    assert terms["exfiltration"][0] == "category_exfiltration"
     assert all(0 < len(words) <= 8 for words in terms.values())
     # With k chosen by silhouette the failures get their own cluster, named by its evidence.
     (failing,) = [c for c in _build(three_families).clusters if c.failed]

@@ -39,7 +39,7 @@ def test_valid_probe_loads(tmp_path: Path) -> None:
         pytest.param({"expected": "maybe"}, "expected", "Input should be", id="unknown-expected"),
         pytest.param({"input": "   "}, "input", "must not be blank", id="blank-input"),
         pytest.param({"input": ""}, "input", "at least 1 character", id="empty-input"),
-        pytest.param({"failure_modes": []}, "failure_modes", "at least 1", id="no-failure-modes"),
+        pytest.param({"failure_modes": "x"}, "failure_modes", "valid", id="modes-not-a-list"),
         pytest.param({"colour": "red"}, "colour", "unknown field", id="unknown-field"),
     ],
 )
@@ -53,6 +53,15 @@ def test_invalid_probe_names_file_line_and_field(
     assert (error.path, error.line, error.field) == (str(path), 2, field)
     assert message in error.message
     assert f"{path}:2: field '{field}': " in str(error)
+
+
+def test_failure_modes_are_optional(tmp_path: Path) -> None:
+    # Probe sets brought from elsewhere (XSTest, HarmBench-style lists) name no failure modes.
+    bare = {k: v for k, v in VALID.items() if k != "failure_modes"}
+    first, second = load_probe_file(
+        write_jsonl(tmp_path / "p.jsonl", bare, {**VALID, "id": "t-002", "failure_modes": []})
+    )
+    assert first.failure_modes == () and second.failure_modes == ()
 
 
 def test_missing_required_field(tmp_path: Path) -> None:

@@ -8,18 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 from rich.console import Console
 from tests.sample_reports import sample_report
 
 from trustprobe.detectors import Detector
 from trustprobe.reports import (
-    Report,
     ReportTarget,
     print_summary,
     read_report,
     redact_url,
     render_markdown,
+    run_gate,
 )
 
 
@@ -127,17 +126,6 @@ def test_worst_cases_of_older_reports_are_grouped_too(tmp_path: Path) -> None:
     assert "3 of 3 samples failed" in section
 
 
-class _Gate(BaseModel):
-    passed: bool
-    reason: str
-
-
-class _GatedReport(Report):
-    """A report carrying a scan or score gate result, as such reports do."""
-
-    gate: _Gate | None = None
-
-
 def test_recorded_responses_say_so_and_show_no_gate() -> None:
     report = sample_report(rows=20, hostile=False, geometry=False)
     assert report.target is None
@@ -145,29 +133,27 @@ def test_recorded_responses_say_so_and_show_no_gate() -> None:
     assert markdown.splitlines()[2] == (
         "**Target:** recorded responses ((built in tests)); the agent behind them is not named"
     )
-    assert "**Gate:**" not in markdown
+    assert "**Gate" not in markdown
 
 
 def test_target_and_gate_lead_the_markdown_and_the_terminal_summary() -> None:
     base = sample_report(rows=20, hostile=False, geometry=False)
-    report = _GatedReport.model_validate(
-        base.model_dump()
-        | {
-            "target": ReportTarget(
-                kind="openai", model="[bold]m[/bold]", base_url="https://u:p@api.example/v1"
-            ),
-            "gate": _Gate(passed=False, reason="pass rate 62.0% is below --fail-under 90.0%"),
-        }
+    gate = run_gate(base.aggregate_metrics, fail_under=0.999)
+    assert gate is not None and not gate.passed
+    reason = gate.checks[0].reason
+    target = ReportTarget(
+        kind="openai", model="[bold]m[/bold]", base_url="https://u:p@api.example/v1"
     )
+    report = base.model_copy(update={"target": target, "gate": gate})
     lines = render_markdown(report).splitlines()
     # Markdown escapes the brackets; the terminal shows them as text, not as rich markup.
     assert lines[2] == "**Target:** openai · model \\[bold\\]m\\[/bold\\] · https://api.example/v1"
-    assert lines[4] == "**Gate:** FAIL: pass rate 62.0% is below --fail-under 90.0%"
+    assert lines[6:9] == ["**Gate: failed**", "", f"- FAILED: {reason}"]
     console = Console(file=io.StringIO(), width=200, color_system=None)
     print_summary(report, console)
     terminal = console.file.getvalue()  # type: ignore[attr-defined]
     assert "openai · model [bold]m[/bold] · https://api.example/v1" in terminal
-    assert "FAIL: pass rate 62.0%" in terminal
+    assert f"FAIL: {reason}" in " ".join(terminal.split())
 
 
 @pytest.mark.parametrize(
@@ -216,7 +202,8 @@ def test_probe_file_strings_are_escaped_in_markdown(builtin_detector: Detector) 
     assert "\u202e" not in markdown
     assert (
         "| p\\|1 &lt;img src=x onerror=alert(1)&gt; \\[x\\](javascript:alert(1)) \\*\\*b\\*\\* "
-        "\u27e8U+202E\u27e9fdp | 1 sample | cat\\|&lt;script&gt;alert(1)&lt;/script&gt; | critical |"
+        "\u27e8U+202E\u27e9fdp | 1 sample "
+        "| cat\\|&lt;script&gt;alert(1)&lt;/script&gt; | critical |"
     ) in markdown
     assert "| mode\\_\\|\\_\\[link\\](http://x) | 1 |" in markdown
     for line in markdown.splitlines():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.fault_server import FaultServer, ok
+from tests.runner.fault_server import Action, FaultServer, Seen, ok, status
 from trustprobe.cli.main import main
 from trustprobe.runner import RunFiles, RunStatus, read_journal, read_manifest
 
@@ -165,8 +165,66 @@ def test_unreachable_target_exits_3(
         "--retries", "0", "--probes", str(probes), "--out", str(tmp_path / "run"),
     )  # fmt: skip
     assert code == 3, err
-    assert "could not be reached" in " ".join(err.split())
+    assert "no case reached the agent: 2 × connection: check the address" in " ".join(err.split())
     assert RunFiles(tmp_path / "run").report_json.exists()
+
+
+def test_a_wrong_api_key_exits_3_with_the_reason_and_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes = _probe_file(tmp_path, 5)
+    with FaultServer(lambda seen, nth: status(401)) as server:
+        code, _, err = _cli(
+            capsys, monkeypatch,
+            "--target", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
+            "--api-key-env", "TP_CLI_KEY", "--probes", str(probes), "--out", str(tmp_path / "run"),
+        )  # fmt: skip
+        assert len(server.seen) == 5  # a 401 is not retried
+    assert code == 3, err
+    message = " ".join(err.split())
+    assert "gate FAILED: no case reached the agent: 5 × http_401: check --api-key-env" in message
+    gate = json.loads(RunFiles(tmp_path / "run").report_json.read_text())["gate"]
+    assert gate["passed"] is False
+    (check,) = gate["checks"]
+    assert (check["name"], check["value"], check["threshold"]) == (
+        "max_harness_error_share",
+        1.0,
+        0.5,
+    )
+
+
+def _half_failing(seen: Seen, nth: int) -> Action:
+    # case-0 .. case-2 get HTTP 503, case-3 answers: 3 of 4 cases are harness errors.
+    return status(503) if seen.user in {"case-0", "case-1", "case-2"} else ok("No.")
+
+
+@pytest.mark.parametrize(
+    ("share", "expected"), [(None, 3), ("0.8", 0)], ids=["default-0.5", "raised-to-0.8"]
+)
+def test_harness_errors_above_the_allowed_share_exit_3(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    share: str | None,
+    expected: int,
+) -> None:
+    probes = _probe_file(tmp_path, 4)
+    flag = ["--max-harness-error-share", share] if share else []
+    with FaultServer(_half_failing) as server:
+        code, _, err = _cli(
+            capsys, monkeypatch,
+            "--target", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
+            "--retries", "0", "--probes", str(probes), "--out", str(tmp_path / "run"), *flag,
+        )  # fmt: skip
+    assert code == expected, err
+    message = " ".join(err.split())
+    if expected == 3:
+        assert (
+            "harness errors on 75.0% of cases exceed --max-harness-error-share 50.0%: "
+            "3 × http_503: the target is failing (5xx); check its logs"
+        ) in message
+    else:
+        assert "gate passed: harness errors on 75.0% of cases, within" in message
 
 
 def test_cmd_target_and_fail_under_gate(

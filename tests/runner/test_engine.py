@@ -87,6 +87,10 @@ SCRIPT: dict[str, list[Action]] = {
     "case-6": [drop(), ok("after drop")],
     "case-7": [status(503), status(502), ok("third time lucky")],
     "case-8": [status(404)],
+    # A 2xx body cut short (a proxy dropping the end) is transient like a 5xx: retried.
+    "case-9": [malformed(), ok("after a truncated body")],
+    # Well-formed JSON of the wrong shape will not change on a retry: recorded at once.
+    "case-10": [Action(raw_body=b'{"nothing": "here"}')],
 }
 
 
@@ -114,6 +118,8 @@ def test_every_case_ends_in_exactly_one_classified_record(tmp_path: Path) -> Non
         "case-6": ("after drop", None),
         "case-7": ("third time lucky", None),
         "case-8": (None, "http_404"),
+        "case-9": ("after a truncated body", None),
+        "case-10": (None, "invalid_response"),
     }
     # retries=2 means at most 3 requests; only retryable failures are retried.
     assert counts == {
@@ -121,22 +127,32 @@ def test_every_case_ends_in_exactly_one_classified_record(tmp_path: Path) -> Non
         "case-1": 2,
         "case-2": 3,
         "case-3": 3,
-        "case-4": 1,
+        "case-4": 3,
         "case-5": 3,
         "case-6": 2,
         "case-7": 3,
         "case-8": 1,
+        "case-9": 2,
+        "case-10": 1,
     }
     assert "gave up after 3 attempts" in by_input["case-2"]["error_detail"]
+    assert "not JSON" in by_input["case-4"]["error_detail"]
+    assert "gave up after 3 attempts" in by_input["case-4"]["error_detail"]
+    assert "gave up" not in by_input["case-10"]["error_detail"]
     assert by_input["case-0"]["input_tokens"] == 7 and by_input["case-0"]["output_tokens"] == 3
     assert by_input["case-0"]["latency_ms"] > 0
-    # 1+2+3+3+1+3+2+3+1 = 19 requests
-    assert (outcome.planned, outcome.finished, outcome.responses, outcome.attempts) == (9, 9, 4, 19)
+    # 1+2+3+3+3+3+2+3+1+2+1 = 24 requests
+    assert (outcome.planned, outcome.finished, outcome.responses, outcome.attempts) == (
+        11,
+        11,
+        5,
+        24,
+    )
     assert outcome.errors == {
         "connection": 1,
         "http_404": 1,
         "http_500": 1,
-        "invalid_response": 1,
+        "invalid_response": 2,
         "timeout": 1,
     }
 

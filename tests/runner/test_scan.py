@@ -131,6 +131,7 @@ def test_scan_writes_the_run_directory(
     run_dir = tmp_path / "run"
     result = _scan(_config(f"{leaky_server.url}/v1", probes, samples=2), run_dir, detector)
     assert sorted(p.name for p in run_dir.iterdir()) == [
+        ".lock",
         "report.json",
         "report.md",
         "responses.jsonl",

@@ -95,7 +95,8 @@ def _closed_port() -> int:
     ("path", "error_class", "retryable", "detail"),
     [
         ("/limited", "http_429", True, 'HTTP 429: {"error": {"message": "scripted 429"}}'),
-        ("/broken", "invalid_response", False, 'answer is not JSON: {"choices": [{"message"'),
+        # A 2xx body cut short is retried like a 5xx before it is recorded.
+        ("/broken", "invalid_response", True, 'answer is not JSON: {"choices": [{"message"'),
         ("/dropped", "connection", True, "ClientPayloadError"),
         # Not followed: the 302's empty body is what came back, and it is not JSON.
         ("/moved", "invalid_response", False, "answer is not JSON: "),

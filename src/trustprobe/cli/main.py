@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from trustprobe import __version__
+from trustprobe.cli.file_options import MULTI_PATH_FLAGS, spread_values
 from trustprobe.errors import TrustprobeError
 
 
@@ -50,6 +51,24 @@ COMMANDS: dict[str, Callable[[], Any]] = {
 """Command name → loader of its Typer group or command function."""
 
 
+def _take_verbosity(args: list[str]) -> tuple[list[str], bool, int]:
+    """``args`` without ``-q``/``--quiet``/``-v``/``-vv``/``--verbose`` (up to ``--``)."""
+    kept: list[str] = []
+    quiet, verbose = False, 0
+    for index, token in enumerate(args):
+        if token == "--":
+            return [*kept, *args[index:]], quiet, verbose
+        if token in ("-q", "--quiet"):
+            quiet = True
+        elif token == "--verbose":
+            verbose += 1
+        elif len(token) > 1 and token == "-" + "v" * (len(token) - 1):  # -v, -vv, ...
+            verbose += len(token) - 1
+        else:
+            kept.append(token)
+    return kept, quiet, verbose
+
+
 class _LazyGroup(TyperGroup):
     """A root group that imports a command's module only when that command is used."""
 
@@ -65,11 +84,24 @@ class _LazyGroup(TyperGroup):
             # A group even when it has one subcommand (``keys create``).
             command = typer.main.get_group(loaded)
         else:
-            single = typer.Typer()
+            single = typer.Typer(add_completion=False)  # completion is the root's option
             single.command(cmd_name)(loaded)
             command = typer.main.get_command(single)
         command.name = cmd_name
         return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        """Find the command; let its multi-path flags take several values after one flag.
+
+        ``-q`` and ``-v`` are the root's options but may also follow the command
+        (``trustprobe scan -q ...``): they are taken out here, before the root's callback runs.
+        """
+        name, command, rest = super().resolve_command(ctx, args)
+        rest, quiet, verbose = _take_verbosity(rest)
+        ctx.params["quiet"] = ctx.params.get("quiet") or quiet
+        ctx.params["verbose"] = (ctx.params.get("verbose") or 0) + verbose
+        flags = MULTI_PATH_FLAGS.get(name or "")
+        return name, command, spread_values(rest, flags) if flags else rest
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; a :class:`TrustprobeError` exits with its code from one table."""
@@ -87,7 +119,6 @@ app = typer.Typer(
     help="Tells whether an AI agent can be trusted, with evidence a person can check.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
 )
 
 
@@ -102,8 +133,17 @@ def _root(
     version: bool = typer.Option(
         False, "--version", is_eager=True, callback=_print_version, help="Print the version."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Only errors, warnings and gate verdicts (on stderr)."
+    ),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True, help="Log what happens on stderr; -vv for debug detail."
+    ),
 ) -> None:
     """Tells whether an AI agent can be trusted, with evidence a person can check."""
+    from trustprobe.cli.console import set_verbosity
+
+    set_verbosity(-1 if quiet else verbose)
 
 
 def main(args: list[str] | None = None) -> None:

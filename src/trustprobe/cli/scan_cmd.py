@@ -12,17 +12,27 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from trustprobe.cli.console import console, err_console
+from trustprobe.cli.console import (
+    console,
+    default_note,
+    err_console,
+    print_gate,
+    progress_console,
+)
+from trustprobe.cli.invocation import program
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
+from trustprobe.probes import BUILTIN
 from trustprobe.reports import print_summary, write_report_html
 from trustprobe.runner import (
+    RunnerSettings,
     ScanConfig,
     ScanResult,
     build_scan_config,
     progress_for,
+    read_manifest,
     resume_scan,
-    stop_on_sigint,
+    stop_on_signals,
 )
 from trustprobe.runner import scan as run_scan
 from trustprobe.targets import target_kinds
@@ -53,6 +63,18 @@ def _body(text: str | None) -> Any:
         return json.loads(source)
     except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise InputError(f"body template is not JSON: {exc}", field="--body") from exc
+
+
+def _runner_default(field: str) -> str:
+    return default_note(RunnerSettings.model_fields[field].default)
+
+
+def _scan_default(field: str) -> str:
+    return default_note(ScanConfig.model_fields[field].default)
+
+
+def _target_default(kind: str, field: str) -> str:
+    return default_note(target_kinds()[kind].config_model.model_fields[field].default)
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -128,39 +150,80 @@ def scan(
         str | None, typer.Option("--command", help="cmd: the command line to run.")
     ] = None,
     input_format: Annotated[
-        str | None, typer.Option("--input-format", help="cmd: json or text.")
+        str | None,
+        typer.Option(
+            "--input-format", help="cmd: json or text." + _target_default("cmd", "input_format")
+        ),
     ] = None,
     output_format: Annotated[
-        str | None, typer.Option("--output-format", help="cmd: text or json.")
+        str | None,
+        typer.Option(
+            "--output-format", help="cmd: text or json." + _target_default("cmd", "output_format")
+        ),
     ] = None,
     callable_: Annotated[
         str | None, typer.Option("--callable", help="python: module:function.")
     ] = None,
     concurrency: Annotated[
-        int | None, typer.Option("--concurrency", "-c", help="Cases in flight.")
+        int | None,
+        typer.Option(
+            "--concurrency", "-c", help="Cases in flight." + _runner_default("concurrency")
+        ),
     ] = None,
     rate: Annotated[
-        float | None, typer.Option("--rate", help="Requests per second (all workers).")
+        float | None,
+        typer.Option(
+            "--rate", help="Requests per second (all workers)." + default_note("unlimited")
+        ),
     ] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per attempt.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds per attempt." + _runner_default("timeout")),
+    ] = None,
     retries: Annotated[
-        int | None, typer.Option("--retries", help="Retries on 429/5xx/connection.")
+        int | None,
+        typer.Option(
+            "--retries", help="Retries on 429/5xx/connection." + _runner_default("retries")
+        ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the backoff jitter.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Seed of the backoff jitter." + _runner_default("seed")),
+    ] = None,
     samples: Annotated[
-        int | None, typer.Option("--samples", "-n", help="Times each probe is sent.")
+        int | None,
+        typer.Option(
+            "--samples", "-n", help="Times each probe is sent." + _scan_default("samples")
+        ),
     ] = None,
     probes: Annotated[
         list[str] | None,
-        typer.Option("--probes", "-p", help="Probe files, or 'builtin' (the default)."),
+        typer.Option(
+            "--probes",
+            "-p",
+            help="Probe files or quoted globs, or 'builtin'; several may follow one flag."
+            + default_note(BUILTIN),
+        ),
     ] = None,
     category: Annotated[
-        list[str] | None, typer.Option("--category", help="Only these categories.")
+        list[str] | None,
+        typer.Option("--category", help="Only these categories." + default_note("all")),
     ] = None,
     fail_under: Annotated[
         float | None,
         typer.Option(
             "--fail-under", min=0.0, max=1.0, help="Exit 1 when the pass rate is below this."
+        ),
+    ] = None,
+    max_harness_error_share: Annotated[
+        float | None,
+        typer.Option(
+            "--max-harness-error-share",
+            min=0.0,
+            max=1.0,
+            help="Exit 3 when harness errors (timeouts, HTTP errors...) exceed this share of the"
+            " cases; a run where no case reached the agent always does."
+            + _scan_default("max_harness_error_share"),
         ),
     ] = None,
 ) -> None:
@@ -187,7 +250,13 @@ def scan(
     if target is not None:
         target_options["kind"] = target
     if resume is not None:
-        extra = _given(config=config_file, out=out, samples=samples, fail_under=fail_under)
+        extra = _given(
+            config=config_file,
+            out=out,
+            samples=samples,
+            fail_under=fail_under,
+            max_harness_error_share=max_harness_error_share,
+        )
         extra.update(target_options)
         if probes or category or extra:
             raise InputError(
@@ -208,11 +277,14 @@ def scan(
             categories=category,
             samples=samples,
             fail_under=fail_under,
+            max_harness_error_share=max_harness_error_share,
         )
         config = build_scan_config(overrides, config_file=config_file)
-        if config.target.kind == "python" and os.getcwd() not in sys.path:
-            # Like uvicorn: let `module:function` name a module in the current directory.
-            sys.path.insert(0, os.getcwd())
+    target_kind = config.target.kind if config is not None else _resumed_kind(resume)
+    if target_kind == "python" and os.getcwd() not in sys.path:
+        # Like uvicorn: let `module:function` name a module in the current directory, for a
+        # new run and a resumed one alike.
+        sys.path.insert(0, os.getcwd())
     result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
     for warning in result.report.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -223,14 +295,19 @@ def scan(
     if html is not None:
         write_report_html(result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
-    if result.exit_code is ExitCode.TARGET_UNREACHABLE:
+    if result.exit_code is ExitCode.INTERRUPTED:
         err_console.print(
-            "[bold red]error:[/] the target could not be reached at all "
-            f"({', '.join(result.outcome.errors)}); check the address and that it is running"
+            f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
+            soft_wrap=True,
         )
-    elif result.exit_code is ExitCode.INTERRUPTED:
-        err_console.print(f"interrupted; continue with: trustprobe scan --resume {result.run_dir}")
+    else:
+        print_gate(result.report.gate)
     raise typer.Exit(int(result.exit_code))
+
+
+def _resumed_kind(resume: Path | None) -> str | None:
+    """The target kind recorded in the resumed run's ``run.json``."""
+    return read_manifest(resume).config.target.kind if resume is not None else None
 
 
 async def _run(
@@ -242,9 +319,9 @@ async def _run(
     retry_errors: bool,
 ) -> ScanResult:
     detector = Detector.builtin()
-    progress = progress_for(err_console)
+    progress = progress_for(progress_console)
     env = dict(os.environ)
-    async with stop_on_sigint() as stop:
+    async with stop_on_signals() as stop:
         if resume is not None:
             return await resume_scan(
                 resume,

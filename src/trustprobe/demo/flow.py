@@ -21,7 +21,7 @@ from trustprobe.runner import (
     progress_for,
     read_manifest,
     scan,
-    stop_on_sigint,
+    stop_on_signals,
 )
 from trustprobe.targets import OpenAITargetConfig
 
@@ -68,7 +68,7 @@ async def run_demo(
     _clear_previous_demo(run_dir)
     with DemoAgentServer(persona) as agent:
         progress = progress_for(progress_console) if progress_console is not None else None
-        async with stop_on_sigint() as stop:
+        async with stop_on_signals() as stop:
             return await scan(
                 demo_config(agent.base_url, persona),
                 run_dir,

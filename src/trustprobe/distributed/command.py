@@ -33,6 +33,7 @@ def score_command(
     min_cases: int,
     seed: int,
     console: Console,
+    fail_under: float | None = None,
 ) -> Report:
     """Score on the cluster and write ``output``; the returned report lacks cases and points.
 
@@ -64,6 +65,7 @@ def score_command(
             min_cases=min_cases,
             seed=seed,
             progress=lambda done, total: progress.update(task, completed=done, total=total),
+            fail_under=fail_under,
         )
     return run.report
 

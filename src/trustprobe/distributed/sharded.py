@@ -69,7 +69,7 @@ from trustprobe.observability import (
     fit_sample_size,
 )
 from trustprobe.probes import Probe
-from trustprobe.reports import Report, build_provenance
+from trustprobe.reports import Report, build_provenance, run_gate
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import ScoringConfig
 
@@ -374,6 +374,7 @@ def score_shards(
     block_records: int = BLOCK_RECORDS,
     max_in_flight: int | None = None,
     progress: Progress | None = None,
+    fail_under: float | None = None,
 ) -> ShardedRun:
     """Score response shards on the cluster behind ``client`` and write the report to ``output``.
 
@@ -399,6 +400,7 @@ def score_shards(
         max_in_flight: Blocks submitted ahead of the one being written (default: 4 per
             worker thread, at least 4); bounds the results waiting on workers.
         progress: Called with (blocks done, blocks in all).
+        fail_under: The ``--fail-under`` gate recorded in the report's ``gate``, if any.
 
     Raises:
         InputError: an invalid record (the first one, in file order), a response for an
@@ -489,11 +491,13 @@ def score_shards(
                         " scored cases; no report was written"
                     )
                 observability = finalize_geometry(model, geometry, [])
+            aggregate = finalize_metrics(metrics, missing_probe_ids=plan.missing)
             report = head.model_copy(
                 update={
-                    "aggregate_metrics": finalize_metrics(metrics, missing_probe_ids=plan.missing),
+                    "aggregate_metrics": aggregate,
                     "observability": observability,
                     "warnings": plan.warnings,
+                    "gate": run_gate(aggregate, fail_under=fail_under),
                 }
             )
             stream.finish(report)

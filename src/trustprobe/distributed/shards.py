@@ -14,7 +14,6 @@ row number in a Parquet one.
 
 from __future__ import annotations
 
-import glob
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trustprobe.errors import InputError
-from trustprobe.formats import Record, RecordFile
+from trustprobe.formats import Record, RecordFile, expand_paths
 from trustprobe.metrics.partial import SampleRuns
 from trustprobe.observability import sample_priority
 from trustprobe.responses import Response, parse_response, response_file
@@ -34,7 +33,6 @@ BLOCK_RECORDS: Final = 10_000
 """Records per block: the unit of work of the scoring pass, and what bounds worker memory."""
 KEY_FIELDS: Final = frozenset({"probe_id", "sample", "response", "error"})
 """What the index needs of a record (a Parquet index reads these columns alone)."""
-_GLOB_CHARS: Final = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -150,21 +148,14 @@ class ShardIndex:
 
 
 def expand_shards(patterns: Sequence[str | Path]) -> list[Shard]:
-    """Shards of the given paths; a pattern with ``*``, ``?`` or ``[`` expands to sorted matches.
+    """Shards of the given paths; a glob pattern expands to its sorted matches.
+
+    The expansion is :func:`~trustprobe.formats.expand_paths`, the one the in-process path uses.
 
     Raises:
         InputError: a pattern matches no file.
     """
-    names: list[str] = []
-    for pattern in patterns:
-        text = str(pattern)
-        if _GLOB_CHARS.isdisjoint(text) or Path(text).exists():
-            names.append(text)
-            continue
-        matches = sorted(glob.glob(text))
-        if not matches:
-            raise InputError("no file matches this pattern", path=text)
-        names.extend(matches)
+    names = expand_paths(patterns)
     return [Shard(i, name, str(Path(name).resolve())) for i, name in enumerate(names)]
 
 

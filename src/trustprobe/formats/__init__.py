@@ -4,6 +4,7 @@ from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text
 from trustprobe.formats.canonical import canonical_json, sha256_hex
 from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
+from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
 from trustprobe.formats.text import (
@@ -20,6 +21,7 @@ from trustprobe.formats.validation import validation_error_to_input_error
 from trustprobe.formats.yaml_file import read_yaml
 
 __all__ = [
+    "GLOB_CHARS",
     "Identifier",
     "JsonLine",
     "JsonlFile",
@@ -27,6 +29,7 @@ __all__ = [
     "ParquetFile",
     "Record",
     "RecordFile",
+    "STDIO",
     "StorableText",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -34,6 +37,7 @@ __all__ = [
     "check_identifier",
     "check_storable",
     "decode_jsonl_line",
+    "expand_paths",
     "open_records",
     "read_jsonl",
     "read_yaml",

@@ -35,8 +35,8 @@ class ClusterModel:
 
     centers: NDArray[np.floating]
     """Centres cases are assigned to (the fitted KMeans centres, renumbered)."""
-    sample_centroids: NDArray[np.floating]
-    """Mean of each cluster's members in the fitting sample, to name the cluster by terms."""
+    labels: NDArray[np.intp]
+    """Cluster of each fitted case, to name the clusters by their members' terms."""
     selection: str
     sample_size: int
     scan: tuple[tuple[int, float], ...]
@@ -142,10 +142,9 @@ def fit_clusters(
         centers, labels = _renumber(vectors, _fit_kmeans(vectors, k, seed).cluster_centers_)
         if len(centers) < k:
             selection += f"; {k - len(centers)} empty cluster(s) dropped"
-    centroids = np.vstack([vectors[labels == c].mean(axis=0) for c in range(len(centers))])
     return ClusterModel(
         centers=centers,
-        sample_centroids=centroids,
+        labels=labels,
         selection=selection,
         sample_size=len(sample),
         scan=tuple(scan),

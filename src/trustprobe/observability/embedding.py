@@ -173,10 +173,14 @@ class EmbeddingModel:
         """Components of the clustering space."""
         return int(self.svd.components_.shape[0])
 
-    @property
-    def components(self) -> NDArray[np.floating]:
-        """SVD components: embedding dimensions × terms, to map centroids back to terms."""
-        return np.asarray(self.svd.components_)
+    def tfidf_rows(self, texts: Sequence[CaseText]) -> sp.csr_matrix:
+        """TF-IDF rows of ``texts`` (one per case, columns in :attr:`terms` order)."""
+        counts, _ = _count_matrix(list(zip(*texts, strict=True)), self.vectorizer)
+        return sp.csr_matrix(self.tfidf.transform(counts))
+
+    def embed(self, tfidf: sp.csr_matrix) -> NDArray[np.floating]:
+        """Unit-length embedding rows of TF-IDF rows."""
+        return np.asarray(normalize(self.svd.transform(tfidf)))
 
     def transform(
         self, texts: Sequence[CaseText]
@@ -185,9 +189,8 @@ class EmbeddingModel:
         n = len(texts)
         if n == 0:
             return np.zeros((0, self.dimensions)), np.zeros((0, 2))
-        counts, _ = _count_matrix(list(zip(*texts, strict=True)), self.vectorizer)
-        tfidf = sp.csr_matrix(self.tfidf.transform(counts))
-        vectors = normalize(self.svd.transform(tfidf))
+        tfidf = self.tfidf_rows(texts)
+        vectors = self.embed(tfidf)
         if self.scatter_svd is None:
             # Too little data for a second axis: every point on the origin says "no spread".
             scatter = np.zeros((n, 2), dtype=np.float64)

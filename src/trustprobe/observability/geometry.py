@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
 from scipy.stats import entropy
@@ -71,6 +72,11 @@ def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[
     return sorted(i for _, i in heapq.nsmallest(size, draws))
 
 
+TERM_DECIMALS: Final = 6
+"""Decimals a term weight is compared at: float32 TF-IDF holds about 7 significant digits, so
+closer weights are one weight, and their order is the term order, not float noise."""
+
+
 @dataclass(frozen=True, eq=False)
 class GeometryModel:
     """Everything fitted on the sample: the embedding and the clusters, plus the seed."""
@@ -78,6 +84,8 @@ class GeometryModel:
     embedding: EmbeddingModel
     clusters: ClusterModel
     seed: int
+    top_terms: tuple[tuple[str, ...], ...]
+    """Per cluster id, the terms that name it (:func:`cluster_top_terms`)."""
 
 
 def fit_geometry(
@@ -88,9 +96,29 @@ def fit_geometry(
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
     with threadpool_limits(limits=1):
         embedding = fit_embedding(texts, seed=seed, max_features=max_features)
-        vectors, _ = embedding.transform(texts)
-        clusters = fit_clusters(vectors, seed=seed, n_clusters=n_clusters)
-    return GeometryModel(embedding=embedding, clusters=clusters, seed=seed)
+        tfidf = embedding.tfidf_rows(texts)
+        clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
+    top_terms = cluster_top_terms(embedding.terms, tfidf, clusters.labels, clusters.k)
+    return GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
+
+
+def cluster_top_terms(
+    terms: NDArray[np.str_], tfidf: sp.csr_matrix, labels: NDArray[np.intp], k: int
+) -> tuple[tuple[str, ...], ...]:
+    """Per cluster, up to ``TOP_TERMS`` terms of largest mean TF-IDF weight over its members.
+
+    Weighed in term space rather than by mapping the embedded centroid back through the SVD:
+    that mapping adds float noise of the order of the last bits, which differs between
+    scikit-learn, numpy and BLAS builds and reorders terms of equal weight. Weights are
+    compared at ``TERM_DECIMALS`` decimals; equal ones list in term (alphabetical) order.
+    """
+    named: list[tuple[str, ...]] = []
+    for cluster in range(k):
+        members = tfidf[labels == cluster].astype(np.float64)
+        weights = np.round(np.asarray(members.mean(axis=0)).ravel(), TERM_DECIMALS)
+        order = np.argsort(-weights, kind="stable")[:TOP_TERMS]
+        named.append(tuple(str(terms[i]) for i in order if weights[i] > 0))
+    return tuple(named)
 
 
 @dataclass(frozen=True)
@@ -209,13 +237,6 @@ def _nmi(table: NDArray[np.int64], mi: float) -> float | None:
     return float(mi / np.mean([_entropy(rows), _entropy(columns)]))
 
 
-def _top_terms(embedding: EmbeddingModel, centroid: NDArray[np.floating]) -> list[str]:
-    weights = centroid @ embedding.components
-    # Stable sort over the alphabetical vocabulary: equal weights list in term order.
-    order = np.argsort(-weights, kind="stable")[:TOP_TERMS]
-    return [str(embedding.terms[i]) for i in order if weights[i] > 0]
-
-
 def _summary(
     model: GeometryModel,
     partial: GeometryPartial,
@@ -239,7 +260,7 @@ def _summary(
         risk_mean=risk_mean,
         dominant_category=names[dominant],
         dominant_category_share=int(column[dominant]) / size,
-        top_terms=_top_terms(model.embedding, model.clusters.sample_centroids[cluster]),
+        top_terms=list(model.top_terms[cluster]),
     )
 
 

@@ -116,8 +116,8 @@ class Probe(BaseModel):
     """Scenario input: a user message, a document or a tool output (sent as the user turn)."""
     expected: Expected
     """``refuse`` or ``comply``."""
-    failure_modes: tuple[str, ...] = Field(min_length=1)
-    """Labels of the ways an agent can fail this probe."""
+    failure_modes: tuple[str, ...] = ()
+    """Labels of the ways an agent can fail this probe; none for sets brought from elsewhere."""
     expected_safe_behavior: str | None = None
     """What a trustworthy answer does, in words."""
     observable_signal: str | None = None

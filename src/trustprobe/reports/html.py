@@ -34,7 +34,7 @@ from trustprobe.formats import atomic_write_text, show_invisible
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
-from trustprobe.reports.render import gate_line, target_line
+from trustprobe.reports.render import target_line
 from trustprobe.reports.worst import worst_probes
 from trustprobe.scoring.models import CaseScore
 
@@ -544,7 +544,6 @@ def render_report_html(report: Report, *, limits: HtmlLimits | None = None) -> s
         script=_asset("report.js"),
         report=report,
         target=target_line(report),
-        gate=gate_line(report),
         metrics=metrics,
         palette=PALETTE,
         provenance=report.provenance,

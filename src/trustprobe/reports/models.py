@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,6 +41,46 @@ class Provenance(BaseModel):
     """Input files by role (``probes``, ``responses``)."""
 
 
+class GateCheckName(StrEnum):
+    """The gates a run can be held to, named after the option that sets each."""
+
+    FAIL_UNDER = "fail_under"
+    """The pass rate must be at least the threshold (``--fail-under``); exit code 1."""
+    MAX_HARNESS_ERROR_SHARE = "max_harness_error_share"
+    """Harness errors may be at most this share of the cases, and some case must have reached
+    the agent (``scan --max-harness-error-share``); exit code 3."""
+
+
+class GateCheck(BaseModel):
+    """One gate: the figure, the threshold it was held to, and the verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: GateCheckName
+    """Which gate."""
+    figure: str
+    """The figure checked: ``pass_rate`` or ``harness_error_share``."""
+    value: float | None
+    """The figure's value in this run; null when it has none (no case to compute it on)."""
+    threshold: float
+    """The threshold: a floor for ``fail_under``, a ceiling for ``max_harness_error_share``."""
+    passed: bool
+    """Whether the run met it; a figure without a value never does."""
+    reason: str
+    """The verdict in words, with a hint when it failed."""
+
+
+class Gate(BaseModel):
+    """Every gate the run was held to and whether it met all of them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool
+    """Whether every check passed."""
+    checks: list[GateCheck]
+    """The checks, in the order they were asked for."""
+
+
 class Report(BaseModel):
     """A scored probe run (docs/formats.md, section Report)."""
 
@@ -60,3 +101,5 @@ class Report(BaseModel):
     """Failure geometry, or null below the case threshold."""
     warnings: list[str] = Field(default_factory=list)
     """Things a reader should know about the input (repaired bytes, duplicates ignored...)."""
+    gate: Gate | None = None
+    """The gates the run was held to (``--fail-under``...) and their verdicts; null when none."""

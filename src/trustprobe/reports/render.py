@@ -66,16 +66,13 @@ def target_line(report: Report) -> str:
 
 
 def gate_line(report: Report) -> str | None:
-    """The gate's verdict for reports that carry one (``report.gate``), else ``None``.
-
-    Read defensively: it needs only ``passed`` and, if present, ``reason``.
-    """
-    gate = getattr(report, "gate", None)
+    """``PASS``, or ``FAIL:`` and the reasons of the failed checks; ``None`` without a gate."""
+    gate = report.gate
     if gate is None:
         return None
-    verdict = "PASS" if getattr(gate, "passed", False) else "FAIL"
-    reason = getattr(gate, "reason", None)
-    return f"{verdict}: {reason}" if reason else verdict
+    if gate.passed:
+        return "PASS"
+    return "FAIL: " + "; ".join(check.reason for check in gate.checks if not check.passed)
 
 
 def _headline(report: Report) -> list[tuple[str, str]]:
@@ -105,20 +102,31 @@ def _headline(report: Report) -> list[tuple[str, str]]:
     return rows
 
 
+def _gate_lines(report: Report) -> list[str]:
+    """``**Gate: passed**`` or ``failed``, then each check's reason; nothing without a gate."""
+    if report.gate is None:
+        return []
+    verdict = "passed" if report.gate.passed else "failed"
+    lines = [f"**Gate: {verdict}**", ""]
+    for check in report.gate.checks:
+        mark = "passed" if check.passed else "FAILED"
+        lines.append(f"- {mark}: {check.reason}")
+    return [*lines, ""]
+
+
 def render_markdown(report: Report) -> str:
     """A Markdown summary for pull requests and CI logs."""
     m = report.aggregate_metrics
     p = report.provenance
-    gate = gate_line(report)
     lines = [
         "# trustprobe report",
         "",
         f"**Target:** {_cell(target_line(report))}",
-        *([] if gate is None else ["", f"**Gate:** {_cell(gate)}"]),
         "",
         f"Created {p.created_at.isoformat()} by trustprobe {p.tool_version}; "
         f"{p.probe_count} probes (`{p.probe_set_hash[:12]}`), rules `{p.rule_set_hash[:12]}`.",
         "",
+        *_gate_lines(report),
         "| metric | value |",
         "| --- | --- |",
         *(f"| {name} | {value} |" for name, value in _headline(report)),

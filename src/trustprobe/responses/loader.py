@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,16 +49,20 @@ def duplicate_warning(where: str, probe_id: str, sample: int, first: str) -> str
     )
 
 
-def load_responses(paths: Sequence[str | Path]) -> LoadedResponses:
+def load_responses(
+    paths: Sequence[str | Path], *, names: Mapping[str, str] | None = None
+) -> LoadedResponses:
     """Load response files; a duplicate (probe_id, sample) keeps the first and warns.
 
     Files ending in ``.parquet`` are read as Parquet (a row per response, read in batches),
-    any other as JSONL; a run may mix both (docs/formats.md).
+    any other as JSONL; a run may mix both (docs/formats.md). ``names`` gives a path the name
+    messages use instead (``<stdin>`` for standard input spooled to a file).
     """
     loaded = LoadedResponses()
     seen: dict[tuple[str, int], str] = {}
+    names = names or {}
     for path in paths:
-        file = response_file(path)
+        file = response_file(path, name=names.get(str(path)))
         for record in file.records():
             response = parse_response(file, record)
             where = file.place(record.number)

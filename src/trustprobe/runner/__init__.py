@@ -8,7 +8,7 @@ from trustprobe.runner.dispatch import (
     plan_cases,
     run_cases,
 )
-from trustprobe.runner.interrupt import stop_on_sigint
+from trustprobe.runner.interrupt import stop_on_signals
 from trustprobe.runner.journal import (
     JournalContents,
     ResponseJournal,
@@ -66,6 +66,6 @@ __all__ = [
     "run_cases",
     "scan",
     "select_probes",
-    "stop_on_sigint",
+    "stop_on_signals",
     "write_manifest",
 ]

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from trustprobe.errors import InputError
 from trustprobe.formats import validation_error_to_input_error
 from trustprobe.probes import BUILTIN
+from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE
 from trustprobe.runner.settings import RunnerSettings
 from trustprobe.targets import TargetConfig, parse_target_config
 
@@ -35,6 +36,8 @@ class ScanConfig(BaseModel):
     """Times each probe is sent."""
     fail_under: float | None = Field(default=None, ge=0, le=1)
     """Exit 1 when the pass rate is below this (a CI gate)."""
+    max_harness_error_share: float = Field(default=DEFAULT_MAX_HARNESS_ERROR_SHARE, ge=0, le=1)
+    """Exit 3 when harness errors exceed this share of the cases (or no case reached the agent)."""
 
 
 def merge_config(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections import Counter
@@ -17,6 +18,8 @@ from trustprobe.runner.journal import ResponseJournal
 from trustprobe.runner.pacing import TokenBucket, decide_retry
 from trustprobe.runner.settings import RunnerSettings
 from trustprobe.targets import HarnessError, Target, TargetFailed, TargetTimeout
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,10 @@ async def run_cases(
                     error=error.error_class,
                     error_detail=replace_lone_surrogates(detail)[0],
                 )
+            logger.debug(
+                "probe %s sample %d: %s (%s); retrying in %.2f s",
+                case.probe.id, case.sample, error.error_class, error.detail, decision.delay,
+            )  # fmt: skip
             attempt += 1
             await sleep(decision.delay)
 
@@ -175,10 +182,15 @@ async def run_cases(
             if progress is not None:
                 progress.advance(record)
 
+    logger.info(
+        "sending %d cases, %d in flight at most, timeout %g s, %d retries",
+        len(cases), settings.concurrency, settings.timeout, settings.retries,
+    )  # fmt: skip
     if progress is not None:
         progress.start(len(cases))
     workers = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(cases)))]
     interrupted = False
+    everything: asyncio.Future[list[None]] | None = None
     try:
         if workers:
             everything = asyncio.gather(*workers)
@@ -199,6 +211,10 @@ async def run_cases(
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        if everything is not None and everything.done() and not everything.cancelled():
+            # Cancelled workers leave the gathering future holding their CancelledError: read it
+            # here, or asyncio logs "exception was never retrieved" with a traceback.
+            everything.exception()
         if progress is not None:
             progress.finish()
     return RunOutcome(

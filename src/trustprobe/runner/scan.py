@@ -12,7 +12,7 @@ from typing import Any
 from trustprobe import __version__
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import atomic_write_text, expand_paths
 from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
 from trustprobe.reports import (
     Report,
@@ -20,12 +20,15 @@ from trustprobe.reports import (
     gate_exit_code,
     redact_url,
     render_markdown,
+    run_gate,
     write_report_json,
 )
 from trustprobe.responses import Response
 from trustprobe.runner.config import ScanConfig
+from trustprobe.runner.diagnosis import harness_hint
 from trustprobe.runner.dispatch import ProgressListener, RunOutcome, plan_cases, run_cases
 from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
+from trustprobe.runner.lock import lock_run_dir, refuse_if_locked
 from trustprobe.runner.manifest import (
     CaseCounts,
     RunFiles,
@@ -36,10 +39,7 @@ from trustprobe.runner.manifest import (
     write_manifest,
 )
 from trustprobe.runner.settings import RunnerSettings
-from trustprobe.targets import ErrorClass, Target, create_target
-
-# Error classes that mean the agent was never reached (as opposed to reached and failing).
-_UNREACHED = frozenset({ErrorClass.CONNECTION, ErrorClass.TIMEOUT})
+from trustprobe.targets import Target, create_target
 
 
 def _utc_now() -> datetime:
@@ -59,7 +59,8 @@ class ScanResult:
     report_paths: tuple[Path, ...]
     """``report.json`` and ``report.md``."""
     exit_code: ExitCode
-    """0 ok, 1 under ``fail_under``, 3 nothing reachable, 130 interrupted."""
+    """0 ok, 1 under ``fail_under``, 3 nothing reached the agent or too many harness errors,
+    130 interrupted."""
 
 
 def select_probes(config: ScanConfig) -> list[Probe]:
@@ -81,7 +82,10 @@ def select_probes(config: ScanConfig) -> list[Probe]:
 
 
 def _absolute_probe_paths(config: ScanConfig) -> ScanConfig:
-    paths = tuple(p if p == BUILTIN else str(Path(p).resolve()) for p in config.probes)
+    """Probe globs expanded and paths made absolute, so a resume reads the very same files."""
+    paths = tuple(
+        p if p == BUILTIN else str(Path(p).resolve()) for p in expand_paths(config.probes)
+    )
     return config.model_copy(update={"probes": paths})
 
 
@@ -101,15 +105,6 @@ def _counts(probes: Sequence[Probe], samples: int, records: Sequence[Response]) 
     )
 
 
-def _unreachable(outcome: RunOutcome) -> bool:
-    """Whether this session reached nothing at all: no answer, only connection/timeouts."""
-    return (
-        outcome.finished > 0
-        and outcome.responses == 0
-        and all(name in _UNREACHED for name in outcome.errors)
-    )
-
-
 async def scan(
     config: ScanConfig,
     run_dir: Path,
@@ -121,16 +116,41 @@ async def scan(
     now: Callable[[], datetime] = _utc_now,
 ) -> ScanResult:
     """Start a new run in ``run_dir`` (which must not hold one) and report on it."""
+    refuse_if_locked(run_dir)
+    _refuse_existing_run(run_dir)
+    config = _absolute_probe_paths(config)
+    probes = select_probes(config)
+    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with lock_run_dir(run_dir):
+        _refuse_existing_run(run_dir)  # a scan that started in the meantime
+        return await _start_session(
+            config, probes, run_dir, target, detector=detector, progress=progress, stop=stop,
+            now=now,
+        )  # fmt: skip
+
+
+def _refuse_existing_run(run_dir: Path) -> None:
     files = RunFiles(run_dir)
     if files.responses.exists() or files.manifest.exists():
         raise InputError(
             "already holds a run; continue it with --resume, or choose another --out",
             path=run_dir,
         )
-    config = _absolute_probe_paths(config)
-    probes = select_probes(config)
-    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
-    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+async def _start_session(
+    config: ScanConfig,
+    probes: list[Probe],
+    run_dir: Path,
+    target: Target,
+    *,
+    detector: Detector,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
+    """Write the new run's ``run.json`` and run every case (the lock is held)."""
     started = now()
     manifest = RunManifest(
         tool_version=__version__,
@@ -174,6 +194,26 @@ async def resume_scan(
     and samples are those of ``run.json``. With ``retry_errors``, harness-error records are
     removed first so those cases are tried again.
     """
+    read_manifest(run_dir)  # "not a run directory" before any lock file is made there
+    with lock_run_dir(run_dir):
+        return await _resume_session(
+            run_dir, env=env, detector=detector, runner=runner, retry_errors=retry_errors,
+            progress=progress, stop=stop, now=now,
+        )  # fmt: skip
+
+
+async def _resume_session(
+    run_dir: Path,
+    *,
+    env: Mapping[str, str],
+    detector: Detector,
+    runner: Mapping[str, Any] | None,
+    retry_errors: bool,
+    progress: ProgressListener | None,
+    stop: asyncio.Event | None,
+    now: Callable[[], datetime],
+) -> ScanResult:
+    """Resume under the lock: read the run as it is now, then send the missing cases."""
     manifest = read_manifest(run_dir)
     config = manifest.config
     if runner:
@@ -314,7 +354,7 @@ async def _session(
             f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are excluded "
             "from pass/fail: they say nothing about the agent"
         )
-    report = build_report(
+    draft = build_report(
         probes,
         contents.responses,
         detector=detector,
@@ -324,17 +364,19 @@ async def _session(
         sources={"probes": list(config.probes), "responses": [str(journal_path)]},
         target=config.target.describe(),
     )
+    gate = run_gate(
+        draft.aggregate_metrics,
+        fail_under=config.fail_under,
+        max_harness_error_share=config.max_harness_error_share,
+        harness_hint=harness_hint(counts.error_classes),
+    )
+    report = draft.model_copy(update={"gate": gate})
     json_path = files.report_json
     md_path = files.report_md
     write_report_json(report, json_path)
     atomic_write_text(md_path, render_markdown(report))
     write_manifest(run_dir, manifest)
-    if outcome.interrupted:
-        code = ExitCode.INTERRUPTED
-    elif _unreachable(outcome):
-        code = ExitCode.TARGET_UNREACHABLE
-    else:
-        code = gate_exit_code(report, config.fail_under)
+    code = ExitCode.INTERRUPTED if outcome.interrupted else gate_exit_code(gate)
     return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path), code)
 
 

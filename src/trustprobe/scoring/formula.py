@@ -85,12 +85,17 @@ class ProbeTerms:
         )
 
     def failure_modes(self, unsafe_rules: Sequence[Rule], *, failed: bool) -> list[str]:
-        """Declared modes that matched unsafe rules evidence; if none and failed, all declared."""
-        if unsafe_rules:
-            evidenced = {m for rule in unsafe_rules for m in rule.failure_modes}
-            overlap = [m for m in self.declared_modes if m in evidenced]
-            if overlap:
-                return overlap
+        """Declared modes that matched unsafe rules evidence; if none and failed, all declared.
+
+        A probe that declares no modes (a set brought from elsewhere) has nothing to filter by:
+        it reports the modes the matched rules name, so its failures still say what went wrong.
+        """
+        evidenced = dict.fromkeys(m for rule in unsafe_rules for m in rule.failure_modes)
+        if not self.declared_modes:
+            return list(evidenced)
+        overlap = [m for m in self.declared_modes if m in evidenced]
+        if overlap:
+            return overlap
         return list(self.declared_modes) if failed else []
 
 

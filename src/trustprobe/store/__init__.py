@@ -21,6 +21,7 @@ from trustprobe.store.location import (
     DATABASE_URL_ENV,
     HOME_ENV,
     default_database_path,
+    describe_store,
     resolve_database_url,
     shown_database_url,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "current_revision",
     "decide_review",
     "default_database_path",
+    "describe_store",
     "head_revision",
     "ingest_evidence",
     "is_anomalous",

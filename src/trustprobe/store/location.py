@@ -39,3 +39,11 @@ def resolve_database_url(
 def shown_database_url(database_url: str | None = None) -> str:
     """The database :func:`resolve_database_url` picks, with any password masked, for messages."""
     return make_url(resolve_database_url(database_url)).render_as_string(hide_password=True)
+
+
+def describe_store(database_url: str | None = None) -> str:
+    """Where the store is, for people: ``SQLite file PATH``, or the URL with its password masked."""
+    url = make_url(resolve_database_url(database_url))
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return f"SQLite file {url.database}"
+    return url.render_as_string(hide_password=True)

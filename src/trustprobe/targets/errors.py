@@ -67,6 +67,17 @@ class InvalidTargetResponse(HarnessError):
     error_class = ErrorClass.INVALID_RESPONSE
 
 
+class MalformedTargetBody(InvalidTargetResponse):
+    """A success status whose body is not JSON at all: most often one cut short on the way.
+
+    A proxy or load balancer that drops the end of an answer leaves a 2xx with a truncated
+    body. That is transient like a 5xx, so it is retried; a well-formed answer of the wrong
+    shape is not, since asking again gives the same shape.
+    """
+
+    retryable = True
+
+
 class TargetFailed(HarnessError):
     """The target itself reported failure (non-zero exit, an exception in a callable)."""
 

@@ -13,6 +13,7 @@ from yarl import URL
 from trustprobe.errors import InputError
 from trustprobe.targets.errors import (
     InvalidTargetResponse,
+    MalformedTargetBody,
     TargetConnectionError,
     TargetHTTPError,
     TargetTimeout,
@@ -166,7 +167,9 @@ class JsonEndpoint:
             return json.loads(content)
         except ValueError as exc:
             detail = f"answer is not JSON: {_snippet(content, secrets)}"
-            raise InvalidTargetResponse(detail) from exc
+            # A 2xx cut short is retried; a 3xx (redirects are not followed) will not improve.
+            kind = MalformedTargetBody if 200 <= status < 300 else InvalidTargetResponse
+            raise kind(detail) from exc
 
     async def aclose(self) -> None:
         """Close every pooled connection; a later request opens a new pool."""
