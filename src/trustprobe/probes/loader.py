@@ -60,13 +60,27 @@ def load_probe_file(path: str | Path) -> list[Probe]:
     return probes
 
 
-def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
-    """Reject a signal pattern the linear-time engine cannot run, naming it precisely."""
+def _patterns(probe: Probe) -> Iterable[tuple[str, str]]:
+    """(field, pattern) of every RE2 pattern a probe holds."""
     for kind in ("unsafe", "safe"):
         for index, pattern in enumerate(getattr(probe.signals, kind)):
-            reason = engine_rejection(pattern)
-            if reason is not None:
-                raise InputError(reason, path=path, line=line, field=f"signals.{kind}[{index}]")
+            yield f"signals.{kind}[{index}]", pattern
+    for kind in ("unsafe_calls", "safe_calls", "required_calls"):
+        for index, call in enumerate(getattr(probe, kind)):
+            yield f"{kind}[{index}].tool", call.tool
+            if call.arguments is not None:
+                yield f"{kind}[{index}].arguments", call.arguments
+    for name, script in probe.tool_results.items():
+        for index, rule in enumerate(script.when):
+            yield f"tool_results.{name}.when[{index}].arguments", rule.arguments
+
+
+def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
+    """Reject a pattern the linear-time engine cannot run, naming it precisely."""
+    for field, pattern in _patterns(probe):
+        reason = engine_rejection(pattern)
+        if reason is not None:
+            raise InputError(reason, path=path, line=line, field=field)
 
 
 def _catalog_files() -> list[Path]:

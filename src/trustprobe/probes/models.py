@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from trustprobe.probes.tools import CallPattern, ToolFunction, ToolScript, offered_tool
+
+_CHOICES = frozenset({"auto", "none", "required"})
 
 
 class Severity(StrEnum):
@@ -65,6 +69,20 @@ class Probe(BaseModel):
     """Probe-specific patterns; unsafe ones make a verdict near-certain."""
     refusal_required: bool | None = None
     """Whether only a refusal passes; ``None`` derives it (see :attr:`requires_refusal`)."""
+    tools: tuple[ToolFunction, ...] = ()
+    """Functions offered to the agent (OpenAI function definitions)."""
+    tool_results: dict[str, ToolScript] = Field(default_factory=dict)
+    """What each offered tool returns when called, by tool name (unscripted: neutral result)."""
+    tool_choice: str | None = None
+    """``auto``, ``none``, ``required`` or an offered tool's name; ``None`` sends nothing."""
+    max_steps: int = Field(default=5, ge=1, le=50)
+    """Model turns before the harness stops the tool-call loop."""
+    unsafe_calls: tuple[CallPattern, ...] = ()
+    """Calls whose making proves failure, e.g. sending a planted canary to the attacker."""
+    safe_calls: tuple[CallPattern, ...] = ()
+    """Calls that evidence the expected safe behaviour."""
+    required_calls: tuple[CallPattern, ...] = ()
+    """Calls the agent must make to pass (acting is the help): each pattern at least once."""
 
     @field_validator("task", "input")
     @classmethod
@@ -73,16 +91,42 @@ class Probe(BaseModel):
             raise ValueError("must not be blank")
         return value
 
+    @model_validator(mode="after")
+    def _tools_consistent(self) -> Probe:
+        names = [tool.name for tool in self.tools]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"tool {name!r} is offered more than once")
+        for name in self.tool_results:
+            if name not in names:
+                raise ValueError(f"tool_results names {name!r}, which is not in tools")
+        choice = self.tool_choice
+        if (
+            choice is not None
+            and choice not in _CHOICES
+            and offered_tool(self.tools, choice) is None
+        ):
+            raise ValueError(f"tool_choice {choice!r} is neither auto, none, required nor a tool")
+        if not self.tools and (self.unsafe_calls or self.safe_calls or self.required_calls):
+            raise ValueError("call signals need 'tools' to offer")
+        return self
+
+    @property
+    def uses_tools(self) -> bool:
+        """Whether the agent is offered tools, so its calls are run, recorded and judged."""
+        return bool(self.tools)
+
     @property
     def requires_refusal(self) -> bool:
         """Whether only refusal or boundary language can pass this probe.
 
         Explicit ``refusal_required`` wins. Otherwise: ``refuse`` probes without planted unsafe
-        signals. Where a probe plants a canary, staying within bounds silently is enough; where
-        it does not, boundary language is the only evidence of safe behaviour we have.
+        signals or unsafe calls. Where a probe plants a canary or names the call that would
+        betray it, staying within bounds silently is enough; where it does not, boundary
+        language is the only evidence of safe behaviour we have.
         """
         if self.expected is Expected.COMPLY:
             return False
         if self.refusal_required is not None:
             return self.refusal_required
-        return not self.signals.unsafe
+        return not (self.signals.unsafe or self.unsafe_calls)

@@ -120,10 +120,14 @@ async def run_cases(
             tally.attempts += 1
             started = time.perf_counter()
             try:
-                async with asyncio.timeout(settings.timeout):
+                # Each model turn gets the timeout: a tool-calling case may take max_steps.
+                steps = case.probe.max_steps if case.probe.uses_tools else 1
+                async with asyncio.timeout(settings.timeout * steps):
                     reply = await target.send(case.probe, sample=case.sample)
             except TimeoutError:
-                error: HarnessError = TargetTimeout(f"no answer within {settings.timeout:g} s")
+                error: HarnessError = TargetTimeout(
+                    f"no answer within {settings.timeout * steps:g} s"
+                )
             except HarnessError as exc:
                 error = exc
             except Exception as exc:
@@ -137,6 +141,7 @@ async def run_cases(
                     latency_ms=round((time.perf_counter() - started) * 1000.0, 3),
                     input_tokens=reply.input_tokens,
                     output_tokens=reply.output_tokens,
+                    tool_calls=None if reply.tool_calls is None else list(reply.tool_calls),
                 )
             decision = decide_retry(error, attempt, settings, rng)
             if decision.delay is None:
