@@ -67,8 +67,8 @@ def model_columns(model: type[BaseModel]) -> tuple[Column, ...]:
         annotation = info.annotation
         options = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
         types = {t for t in options or (annotation,) if t is not NoneType}
-        kind = _KINDS.get(types.pop()) if len(types) == 1 else None
-        if kind is None and all(get_origin(t) is list for t in types):
+        kind = _KINDS.get(next(iter(types))) if len(types) == 1 else None
+        if kind is None and types and all(get_origin(t) is list for t in types):
             kind = "json"
         if kind is None:
             raise TypeError(f"{model.__name__}.{name}: no Parquet column holds {info.annotation}")
@@ -287,6 +287,15 @@ def _rows(
         yield Record(index + 1, index, index + 1, data, position in repaired, complete)
 
 
+def _without_nulls(value: Any) -> Any:
+    """A nested cell with its null struct fields left out, as a null cell is an absent field."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
 def _json_cell(cell: str | None) -> Any:
     """A JSON text cell's value; text that is not JSON stays text, for validation to refuse."""
     if cell is None:
@@ -307,6 +316,8 @@ def _python_values(column: Any, json_column: bool = False) -> tuple[list[Any], l
 
     if pa.types.is_dictionary(column.type):
         column = column.dictionary_decode()
+    if json_column and not _holds("string", column.type):
+        return [_without_nulls(cell) for cell in column.to_pylist()], []
     if not _holds("string", column.type) or pa.types.is_null(column.type):
         return column.to_pylist(), []
     if json_column:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from trustprobe.probes.tools import CallPattern, ToolFunction, ToolScript, offered_tool
 
@@ -91,25 +91,42 @@ class Probe(BaseModel):
             raise ValueError("must not be blank")
         return value
 
-    @model_validator(mode="after")
-    def _tools_consistent(self) -> Probe:
-        names = [tool.name for tool in self.tools]
+    @field_validator("tools")
+    @classmethod
+    def _unique_tools(cls, tools: tuple[ToolFunction, ...]) -> tuple[ToolFunction, ...]:
+        names = [tool.name for tool in tools]
         for name in names:
             if names.count(name) > 1:
                 raise ValueError(f"tool {name!r} is offered more than once")
-        for name in self.tool_results:
-            if name not in names:
-                raise ValueError(f"tool_results names {name!r}, which is not in tools")
-        choice = self.tool_choice
-        if (
-            choice is not None
-            and choice not in _CHOICES
-            and offered_tool(self.tools, choice) is None
-        ):
-            raise ValueError(f"tool_choice {choice!r} is neither auto, none, required nor a tool")
-        if not self.tools and (self.unsafe_calls or self.safe_calls or self.required_calls):
-            raise ValueError("call signals need 'tools' to offer")
-        return self
+        return tools
+
+    @field_validator("tool_results")
+    @classmethod
+    def _results_of_offered_tools(
+        cls, results: dict[str, ToolScript], info: ValidationInfo
+    ) -> dict[str, ToolScript]:
+        tools = info.data.get("tools", ())
+        for name in results:
+            if offered_tool(tools, name) is None:
+                raise ValueError(f"names {name!r}, which is not in tools")
+        return results
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _choice_of_offered_tool(cls, choice: str | None, info: ValidationInfo) -> str | None:
+        tools = info.data.get("tools", ())
+        if choice is not None and choice not in _CHOICES and offered_tool(tools, choice) is None:
+            raise ValueError(f"{choice!r} is neither auto, none, required nor an offered tool")
+        return choice
+
+    @field_validator("unsafe_calls", "safe_calls", "required_calls")
+    @classmethod
+    def _calls_need_tools(
+        cls, calls: tuple[CallPattern, ...], info: ValidationInfo
+    ) -> tuple[CallPattern, ...]:
+        if calls and not info.data.get("tools"):
+            raise ValueError("call patterns need 'tools' to offer")
+        return calls
 
     @property
     def uses_tools(self) -> bool:
