@@ -22,9 +22,9 @@ from trustprobe.probes.tools import (
 
 __all__ = [
     "BUILTIN",
-    "NEUTRAL_RESULT",
     "CallPattern",
     "Expected",
+    "NEUTRAL_RESULT",
     "Probe",
     "ProbeSignals",
     "Severity",
