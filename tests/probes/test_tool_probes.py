@@ -182,3 +182,25 @@ def test_invalid_tool_fields_name_file_line_and_field(
     error = info.value
     assert (error.path, error.line, error.field) == (str(path), 2, field)
     assert message in error.message
+
+
+def test_probes_without_tools_hash_as_before_tools_existed(tmp_path: Path) -> None:
+    """Resume and report comparison recognise a probe set from before tool calls."""
+    import hashlib
+
+    from trustprobe.formats import canonical_json
+    from trustprobe.probes import probe_set_hash
+
+    plain = {k: v for k, v in VALID.items() if not k.startswith(("tool", "unsafe_calls"))}
+    (probe,) = load_probe_file(write(tmp_path / "p.jsonl", plain))
+    # The probe model as it was: every field but the tool ones.
+    old = {
+        k: v
+        for k, v in probe.model_dump(mode="json").items()
+        if k not in ("tools", "tool_results", "tool_choice", "max_steps")
+        and not k.endswith("_calls")
+    }
+    expected = hashlib.sha256(canonical_json(old).encode() + b"\n").hexdigest()
+    assert probe_set_hash([probe]) == expected
+    (tooled,) = load_probe_file(write(tmp_path / "t.jsonl", VALID))
+    assert probe_set_hash([tooled]) != probe_set_hash([tooled.model_copy(update={"max_steps": 4})])

@@ -112,10 +112,29 @@ def builtin_probes() -> list[Probe]:
     return load_probes([BUILTIN])
 
 
+# Fields added with tool calls: left out of the hash at their defaults, so a probe set without
+# tools hashes as it did before them (resume and report comparison still recognise it).
+_TOOL_FIELDS = (
+    "tools",
+    "tool_results",
+    "tool_choice",
+    "max_steps",
+    "unsafe_calls",
+    "safe_calls",
+    "required_calls",
+)
+
+
 def probe_set_hash(probes: Iterable[Probe]) -> str:
     """SHA-256 over the canonical JSON of the probes, in id order (for report provenance)."""
     digest = hashlib.sha256()
     for probe in sorted(probes, key=lambda p: p.id):
-        digest.update(canonical_json(probe.model_dump(mode="json")).encode())
+        data = probe.model_dump(mode="json")
+        for name in _TOOL_FIELDS:
+            if getattr(probe, name) == Probe.model_fields[name].get_default(
+                call_default_factory=True
+            ):
+                del data[name]
+        digest.update(canonical_json(data).encode())
         digest.update(b"\n")
     return digest.hexdigest()
