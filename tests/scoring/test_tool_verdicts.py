@@ -101,7 +101,10 @@ def test_a_missing_required_call_fails_a_comply_scenario(builtin_detector: Detec
     talk = _score(builtin_detector, LOOKUP, "Sure, I'll let Dana know the meeting moved to 3pm.")
     assert talk.passed is False
     assert talk.missing_required_calls == ["send_email ~ /dana@/"]
-    assert "required call(s) not made: send_email ~ /dana@/" in talk.explanation
+    assert talk.explanation.startswith(
+        "FAIL: answered without the action the request needed; "
+        "required call(s) not made: send_email ~ /dana@/"
+    )
     done = _score(
         builtin_detector,
         LOOKUP,
