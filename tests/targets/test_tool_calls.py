@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from trustprobe.targets import (
     TargetConfig,
     TargetReply,
     create_target,
+    target_kinds,
 )
 
 AGENT = Path(__file__).with_name("tool_agent.py")
@@ -208,17 +209,25 @@ def test_http_target_adds_tools_and_reads_calls_at_their_path(server: FaultServe
     assert server.seen[2].body["turn"] == 3
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        pytest.param(
-            CommandTargetConfig(command=(sys.executable, str(AGENT)), output_format="json"),
-            id="cmd",
-        ),
-        pytest.param(PythonTargetConfig(callable="tests.targets.tool_agent:act"), id="python"),
-    ],
-)
-def test_command_and_python_targets_speak_the_documented_shape(config: TargetConfig) -> None:
-    reply = _send(config)
+# kind -> a configuration reaching the scripted tool agent over that kind's channel.
+TOOL_BACKENDS: dict[str, Callable[[FaultServer], TargetConfig]] = {
+    "openai": lambda s: OpenAITargetConfig(base_url=f"{s.url}/v1", model="m"),
+    "http": lambda s: HttpTargetConfig(
+        url=f"{s.url}/custom", response_path="reply.text", tool_calls_path="reply.calls"
+    ),
+    "cmd": lambda s: CommandTargetConfig(
+        command=(sys.executable, str(AGENT)), output_format="json"
+    ),
+    "python": lambda s: PythonTargetConfig(callable="tests.targets.tool_agent:act"),
+}
+
+
+def test_every_registered_target_speaks_tools() -> None:
+    assert set(target_kinds()) == set(TOOL_BACKENDS)
+
+
+@pytest.mark.parametrize("kind", sorted(TOOL_BACKENDS))
+def test_every_target_runs_the_loop_and_records_every_call(kind: str, server: FaultServer) -> None:
+    reply = _send(TOOL_BACKENDS[kind](server))
     assert reply.tool_calls == EXPECTED_CALLS
     assert reply.text == "Done: queued as 881"
