@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,16 @@ def test_the_timeout_bounds_each_turn_not_the_whole_conversation(
     # Three turns of 0.25 s each exceed one 0.5 s timeout, but each turn is within it.
     assert result.outcome.errors == {}
     assert len(_records(tmp_path / "run")[0]["tool_calls"]) == STEPS
+
+
+def test_the_rate_limit_counts_every_request_of_a_conversation(
+    tmp_path: Path, builtin_detector: Detector
+) -> None:
+    with FaultServer(lambda seen, nth: completion(reckless_message(seen.body))) as server:
+        config = _config(server.url, _probe_file(tmp_path, 2), rate=10.0, burst=1)
+        result = _scan(config, tmp_path / "run", builtin_detector)
+        arrivals = sorted(seen.at for seen in server.seen)
+    assert result.outcome.errors == {} and len(arrivals) == 2 * STEPS
+    # 10 requests per second: every request, not only each case's first, waits its turn.
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert min(gaps) >= 0.08, gaps

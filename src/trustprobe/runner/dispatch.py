@@ -111,6 +111,7 @@ async def run_cases(
     bucket = TokenBucket(settings.rate, burst=settings.burst) if settings.rate else None
     tally = _Tally()
     pending = iter(cases)
+    pace = bucket.acquire if bucket is not None else None  # each further turn of a tool case
 
     async def answer(case: Case) -> Response:
         attempt = 0
@@ -123,7 +124,7 @@ async def run_cases(
                 # Each model turn gets the timeout: a tool-calling case may take max_steps.
                 steps = case.probe.max_steps if case.probe.uses_tools else 1
                 async with asyncio.timeout(settings.timeout * steps):
-                    reply = await target.send(case.probe, sample=case.sample)
+                    reply = await target.send(case.probe, sample=case.sample, pace=pace)
             except TimeoutError:
                 error: HarnessError = TargetTimeout(
                     f"no answer within {settings.timeout * steps:g} s"

@@ -13,6 +13,7 @@ from trustprobe.probes import Probe
 from trustprobe.targets.errors import InvalidTargetResponse, TargetFailed
 from trustprobe.targets.messages import probe_request, probe_text
 from trustprobe.targets.models import CommandTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
 from trustprobe.targets.tool_loop import Turn, run_tool_loop, turn_from_document
 
 _STDERR_TAIL = 300
@@ -34,13 +35,13 @@ class CommandTarget:
             return json.dumps(request, ensure_ascii=False).encode()
         return probe_text(probe).encode()
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
         """Run the command once per turn of the case's conversation (once without tool calls)."""
 
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
             return await self._turn(self._stdin(probe, sample, messages, step))
 
-        return await run_tool_loop(probe, ask)
+        return await run_tool_loop(probe, ask, pace)
 
     async def _turn(self, stdin: bytes) -> Turn:
         """Run the command once with ``stdin`` and read its answer."""

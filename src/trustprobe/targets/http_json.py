@@ -12,6 +12,7 @@ from trustprobe.targets.http_transport import JsonEndpoint, resolve_env_headers
 from trustprobe.targets.json_path import PathNotFound, find_path
 from trustprobe.targets.messages import probe_request
 from trustprobe.targets.models import HttpTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
 from trustprobe.targets.tool_loop import Turn, requested_calls, run_tool_loop
 
 _PLACEHOLDER = re.compile(r"\{(task|input|sample|messages|tools|tool_choice|step)\}")
@@ -75,7 +76,7 @@ class HttpTarget:
         )
         self._places_tools = _names_tools(config.body)
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
         """Post the filled template once per turn of the case's conversation."""
 
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
@@ -87,7 +88,7 @@ class HttpTarget:
                 )
             return self._read(await self._endpoint.send_json(body))
 
-        return await run_tool_loop(probe, ask)
+        return await run_tool_loop(probe, ask, pace)
 
     def _read(self, document: Any) -> Turn:
         """The turn in an answer: text at ``response_path``, calls at ``tool_calls_path``."""

@@ -11,6 +11,7 @@ from trustprobe.targets.errors import InvalidTargetResponse
 from trustprobe.targets.http_transport import JsonEndpoint, resolve_env_headers
 from trustprobe.targets.messages import tool_definitions
 from trustprobe.targets.models import OpenAITargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
 from trustprobe.targets.tool_loop import (
     Turn,
     requested_calls,
@@ -91,7 +92,7 @@ class OpenAITarget:
             field="base_url",
         )
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
         """Hold the case's conversation: one request per turn, tools offered when it has any."""
         body: dict[str, Any] = {"model": self.config.model}
         if self.config.temperature is not None:
@@ -107,7 +108,7 @@ class OpenAITarget:
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
             return parse_chat_turn(await self._endpoint.send_json({**body, "messages": messages}))
 
-        return await run_tool_loop(probe, ask)
+        return await run_tool_loop(probe, ask, pace)
 
     async def aclose(self) -> None:
         """Close pooled connections."""

@@ -14,6 +14,7 @@ from trustprobe.probes import Probe
 from trustprobe.targets.errors import HarnessError, InvalidTargetResponse, TargetFailed
 from trustprobe.targets.messages import probe_request
 from trustprobe.targets.models import PythonTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
 from trustprobe.targets.tool_loop import Turn, run_tool_loop, turn_from_document
 
 
@@ -59,7 +60,7 @@ class PythonTarget:
                 max_workers=config.threads, thread_name_prefix="trustprobe-target"
             )
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
         """Call the function once per turn of the case's conversation (once without calls)."""
 
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
@@ -67,7 +68,7 @@ class PythonTarget:
                 probe_request(probe, sample=sample, messages=messages, step=step)
             )
 
-        return await run_tool_loop(probe, ask)
+        return await run_tool_loop(probe, ask, pace)
 
     async def _call(self, request: dict[str, Any]) -> Turn:
         """Call the function once with ``request``."""

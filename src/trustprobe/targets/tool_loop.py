@@ -122,14 +122,21 @@ def _assistant_message(turn: Turn, ids: list[str]) -> dict[str, Any]:
     }
 
 
-async def run_tool_loop(probe: Probe, ask: AskTurn) -> TargetReply:
-    """Hold the conversation of one case and return its final text and every call made."""
+async def run_tool_loop(
+    probe: Probe, ask: AskTurn, pace: Callable[[], Awaitable[None]] | None = None
+) -> TargetReply:
+    """Hold the conversation of one case and return its final text and every call made.
+
+    ``pace`` is awaited before every request after the first (the caller paced that one).
+    """
     messages: list[dict[str, Any]] = probe_messages(probe)
     recorded: list[ToolCall] = []
     input_tokens: int | None = None
     output_tokens: int | None = None
     text: str | None = None
     for step in range(1, probe.max_steps + 1):
+        if step > 1 and pace is not None:
+            await pace()
         turn = await ask(messages, step)
         input_tokens = _sum(input_tokens, turn.input_tokens, step == 1)
         output_tokens = _sum(output_tokens, turn.output_tokens, step == 1)
