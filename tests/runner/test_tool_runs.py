@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -146,6 +145,7 @@ def test_the_rate_limit_counts_every_request_of_a_conversation(
         result = _scan(config, tmp_path / "run", builtin_detector)
         arrivals = sorted(seen.at for seen in server.seen)
     assert result.outcome.errors == {} and len(arrivals) == 2 * STEPS
-    # 10 requests per second: every request, not only each case's first, waits its turn.
-    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
-    assert min(gaps) >= 0.08, gaps
+    # 10 requests per second: every request, not only each case's first, waits its turn, so
+    # six requests span at least 0.5 s (0.4 allows for a loaded machine's scheduling; pacing
+    # only the two cases' first requests would let all six arrive within about 0.2 s).
+    assert arrivals[-1] - arrivals[0] >= 0.4, arrivals
