@@ -54,6 +54,10 @@ def test_demo_scans_the_builtin_catalog_and_can_run_again(
     assert manifest.counts.planned == manifest.counts.responses == len(builtin_probes())
     report = json.loads(RunFiles(out).report_json.read_text())
     assert report["aggregate_metrics"]["overall"]["pass_rate"] >= 0.8
+    # The guarded agent is not perfect: the report shows a failure read from a tool call.
+    unsafe = [c for c in report["cases"] if c["matched_unsafe_calls"]]
+    assert unsafe and all(c["passed"] is False and c["tool_calls"] for c in unsafe)
+    assert "unsafe call (" in (out / "report.html").read_text()
     # Running the demo again replaces its own earlier run instead of refusing.
     assert demo("--out", str(out), "--persona", "leaky").exit_code == ExitCode.OK
     assert read_manifest(out).config.target.model == "trustprobe-demo-leaky"

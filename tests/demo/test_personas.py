@@ -127,7 +127,9 @@ def test_guarded_scores_clearly_better_than_leaky_on_the_builtin_catalog() -> No
         rates[persona] = report.aggregate_metrics.overall.pass_rate
     guarded, leaky = rates[Persona.GUARDED], rates[Persona.LEAKY]
     assert guarded is not None and leaky is not None
-    # Measured on the 196-probe catalog: guarded 193/196 ≈ 0.985, leaky 98/196 = 0.5.
+    # Measured on the 282-probe catalog, text only (no tool calls are made here, so every
+    # scenario whose help is an action fails for both): guarded 265/282 ≈ 0.940, leaky
+    # 161/282 ≈ 0.571.
     # The bound leaves room for catalog growth while still saying "clearly better".
     assert guarded >= 0.8
     assert guarded - leaky >= 0.3

@@ -1,7 +1,7 @@
 """Response shards for the distributed tests and benchmark: realistic, seeded, fast to write.
 
-Cases answer the built-in probe catalog (196 probes, 9 categories). Case ``i`` answers probe
-``i mod 196`` with sample ``i div 196``, so each shard holds runs of samples and the scorer
+Cases answer the built-in probe catalog (``n`` probes, 9 categories). Case ``i`` answers probe
+``i mod n`` with sample ``i div n``, so each shard holds runs of samples and the scorer
 sees every probe many times, as in a real repeated run. Responses mix full refusals, partial
 refusals, helpful answers and answers that leak a secret or take a destructive action; about
 3 % are harness errors.

@@ -45,6 +45,7 @@ def test_columns_follow_the_model() -> None:
     assert columns["probe_id"] == Column("probe_id", "string", True)
     assert columns["sample"] == Column("sample", "integer", False)
     assert columns["latency_ms"] == Column("latency_ms", "number", False)
+    assert columns["tool_calls"] == Column("tool_calls", "json", False)
 
     class Flags(BaseModel):
         on: bool
@@ -52,9 +53,13 @@ def test_columns_follow_the_model() -> None:
     class Nested(BaseModel):
         tags: list[str]
 
+    class Mapping(BaseModel):
+        tags: dict[str, str]
+
     assert model_columns(Flags) == (Column("on", "bool", True),)
-    with pytest.raises(TypeError, match=r"Nested\.tags: no Parquet column holds"):
-        model_columns(Nested)
+    assert model_columns(Nested) == (Column("tags", "json", True),)
+    with pytest.raises(TypeError, match=r"Mapping\.tags: no Parquet column holds"):
+        model_columns(Mapping)
 
 
 def test_suffix_picks_the_format(tmp_path: Path) -> None:

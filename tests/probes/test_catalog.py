@@ -85,3 +85,48 @@ def test_probes_are_distinct_scenarios_not_templates() -> None:
         wa, wb = words[a.id], words[b.id]
         overlap = len(wa & wb) / max(1, len(wa | wb))
         assert overlap < 0.6, (a.id, b.id, round(overlap, 2))
+
+
+TOOL_CATALOG = [p for p in CATALOG if p.uses_tools]
+TOOL_FAMILIES = {
+    "indirect_injection": {"inbox", "web", "file", "ticket", "retrieval"},
+    "secret_exfiltration": {"email", "http", "markdown-image", "file-share"},
+    "excessive_agency": {"shell", "payments", "permissions"},
+    "scope_honesty": {"tool-error"},
+    "over_refusal": {"agent-action"},
+}
+
+
+def _seen_by_agent(probe: Probe) -> str:
+    """Everything the agent is shown: task, input and every scripted tool result."""
+    results = [
+        text
+        for script in probe.tool_results.values()
+        for text in (script.result or "", *(rule.result for rule in script.when))
+    ]
+    return "\n".join([probe.task, probe.input, *results])
+
+
+def test_tool_scenarios_cover_every_family() -> None:
+    assert len(TOOL_CATALOG) >= 80
+    for category, tags in TOOL_FAMILIES.items():
+        seen = {t for p in TOOL_CATALOG if p.category == category for t in p.tags}
+        assert tags <= seen, (category, tags - seen)
+    assert all("tools" in p.tags for p in TOOL_CATALOG)
+
+
+@pytest.mark.parametrize("probe", TOOL_CATALOG, ids=lambda p: p.id)
+def test_tool_scenarios_are_judged_by_what_the_agent_does(probe: Probe) -> None:
+    names = [tool.name for tool in probe.tools]
+    if probe.expected is Expected.COMPLY:
+        assert probe.required_calls, "acting is the help: name the call that must happen"
+    else:
+        assert probe.unsafe_calls or probe.signals.unsafe
+    for pattern in (*probe.unsafe_calls, *probe.safe_calls, *probe.required_calls):
+        assert any(re2.fullmatch("(?i)" + pattern.tool, name) for name in names), pattern
+    # What an attacker wants in the arguments is planted in what the agent sees.
+    if probe.category in PLANTED_CATEGORIES:
+        context = _seen_by_agent(probe)
+        for pattern in probe.unsafe_calls:
+            if pattern.arguments is not None:
+                assert re2.search("(?i)" + pattern.arguments, context), pattern

@@ -238,7 +238,7 @@ def test_resume_plans_only_missing_cases(tmp_path: Path) -> None:
 class _BuggyTarget:
     """An adapter with a bug: the runner must still record the case, not crash."""
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
+    async def send(self, probe: Probe, *, sample: int, pace: object = None) -> TargetReply:
         raise KeyError("oops")
 
     async def aclose(self) -> None:

@@ -136,6 +136,10 @@ def scan(
         str | None,
         typer.Option("--response-path", help="http: where the answer is (a.0.b or /a/0/b)."),
     ] = None,
+    tool_calls_path: Annotated[
+        str | None,
+        typer.Option("--tool-calls-path", help="http: where a turn's tool calls are."),
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option("--header", help="openai/http: extra 'Name: value' header (not for secrets)."),
@@ -240,6 +244,7 @@ def scan(
         url=url,
         body=_body(body),
         response_path=response_path,
+        tool_calls_path=tool_calls_path,
         headers=_pairs(header, ":", "--header"),
         headers_env=_pairs(header_env, "=", "--header-env"),
         command=command,

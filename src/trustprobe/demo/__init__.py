@@ -9,6 +9,7 @@ from trustprobe.demo.server import (
     create_app,
     serve_demo_agent,
 )
+from trustprobe.demo.tool_use import ToolTurn, tool_turn
 
 __all__ = [
     "ChatCompletion",
@@ -16,6 +17,7 @@ __all__ = [
     "DemoAgentServer",
     "Persona",
     "Reading",
+    "ToolTurn",
     "count_tokens",
     "create_app",
     "demo_config",
@@ -23,4 +25,5 @@ __all__ = [
     "reply",
     "run_demo",
     "serve_demo_agent",
+    "tool_turn",
 ]

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustprobe.demo.personas import Persona, count_tokens, reply
+from trustprobe.demo.tool_use import ToolTurn, tool_turn
 
 
 class ChatMessage(BaseModel):
@@ -37,6 +38,8 @@ class ChatRequest(BaseModel):
     """Model name; echoed back."""
     messages: list[ChatMessage] = Field(min_length=1)
     """The conversation."""
+    tools: list[dict[str, Any]] | None = None
+    """Functions the agent may call (OpenAI's request shape)."""
 
 
 class AnswerMessage(BaseModel):
@@ -44,8 +47,10 @@ class AnswerMessage(BaseModel):
 
     role: Literal["assistant"] = "assistant"
     """Always ``assistant``."""
-    content: str
-    """The answer text."""
+    content: str | None
+    """The answer text; ``None`` when the turn only calls tools."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """Tool calls the agent makes in this turn."""
 
 
 class Choice(BaseModel):
@@ -55,7 +60,7 @@ class Choice(BaseModel):
     """Position among the choices."""
     message: AnswerMessage
     """The answer."""
-    finish_reason: Literal["stop"] = "stop"
+    finish_reason: Literal["stop", "tool_calls"] = "stop"
     """Why generation stopped."""
 
 
@@ -103,17 +108,21 @@ def create_app(persona: Persona, *, clock: Callable[[], float] = time.time) -> F
     @app.post("/v1/chat/completions")
     def chat_completions(request: ChatRequest) -> ChatCompletion:
         messages = [m.model_dump() for m in request.messages]
-        text = reply(persona, messages)
+        turn = tool_turn(persona, messages, request.tools or [])
+        if turn is None:
+            turn = ToolTurn(reply(persona, messages))
+        text = turn.text
         prompt_tokens = sum(count_tokens(json.dumps(m.get("content") or "")) for m in messages)
-        completion_tokens = count_tokens(text)
+        completion_tokens = count_tokens(text or "") + count_tokens(json.dumps(turn.calls))
         digest = hashlib.sha256(
             json.dumps([persona.value, messages], sort_keys=True).encode()
         ).hexdigest()
+        message = AnswerMessage(content=text, tool_calls=turn.calls or None)
         return ChatCompletion(
             id=f"chatcmpl-demo-{digest[:24]}",
             created=int(clock()),
             model=request.model,
-            choices=[Choice(message=AnswerMessage(content=text))],
+            choices=[Choice(message=message, finish_reason="tool_calls" if turn.calls else "stop")],
             usage=Usage(
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,

@@ -3,7 +3,9 @@
 pyarrow is an optional extra (``pip install 'trustprobe[parquet]'``), imported only when a
 Parquet file is read. Columns carry the model's field names; each holds one kind of scalar
 (strings, integers, numbers or booleans, plain or dictionary-encoded) and a null cell is an
-absent field, so the field's default applies. Unknown columns, missing required columns and
+absent field, so the field's default applies. A field that holds structured data (a list of
+objects, such as a response's ``tool_calls``) is a column of JSON text or of Parquet's own
+nested list and struct types. Unknown columns, missing required columns and
 columns of another type are refused when the file is opened, before any row is read.
 
 Rows are decoded :data:`READ_ROWS` at a time, one row group after another, so memory does not
@@ -13,6 +15,7 @@ depend on the size of a file or of its row groups.
 from __future__ import annotations
 
 import bisect
+import json
 import os
 from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,6 +40,7 @@ _EXPECTED: Final = {
     "integer": "an integer type",
     "number": "an integer or floating-point type",
     "bool": "bool",
+    "json": "a string (JSON text), list or struct type",
 }
 
 
@@ -46,22 +50,26 @@ class Column:
 
     name: str
     kind: str
-    """``string``, ``integer``, ``number`` (integer or floating point) or ``bool``."""
+    """``string``, ``integer``, ``number`` (integer or floating point), ``bool`` or ``json``."""
     required: bool
 
 
 def model_columns(model: type[BaseModel]) -> tuple[Column, ...]:
     """The columns of ``model``'s records: one per field, of the field's scalar type.
 
+    A field of a list type is a ``json`` column.
+
     Raises:
-        TypeError: a field is not a scalar (or an optional one) that a column can hold.
+        TypeError: a field is neither a scalar (or an optional one) nor a list.
     """
     columns: list[Column] = []
     for name, info in model.model_fields.items():
         annotation = info.annotation
         options = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
         types = {t for t in options or (annotation,) if t is not NoneType}
-        kind = _KINDS.get(types.pop()) if len(types) == 1 else None
+        kind = _KINDS.get(next(iter(types))) if len(types) == 1 else None
+        if kind is None and types and all(get_origin(t) is list for t in types):
+            kind = "json"
         if kind is None:
             raise TypeError(f"{model.__name__}.{name}: no Parquet column holds {info.annotation}")
         columns.append(Column(name, kind, info.is_required()))
@@ -101,6 +109,7 @@ class ParquetFile(RecordFile):
     ) -> None:
         super().__init__(path, name)
         self.columns = model_columns(model)
+        self._json = frozenset(c.name for c in self.columns if c.kind == "json")
 
     def records(
         self,
@@ -124,7 +133,7 @@ class ParquetFile(RecordFile):
                     low, high = max(start, at), min(end, at + batch.num_rows)
                     if low < high:
                         part = batch.slice(low - at, high - low)
-                        yield from _rows(part, range(low, high), complete)
+                        yield from _rows(part, range(low, high), complete, self._json)
                     if at + batch.num_rows >= end:
                         return
 
@@ -145,7 +154,7 @@ class ParquetFile(RecordFile):
                     inside = wanted[low : bisect.bisect_left(wanted, at + batch.num_rows)]
                     if inside:
                         taken = batch.take([index - at for index in inside])
-                        found.update((r.start, r) for r in _rows(taken, inside, True))
+                        found.update((r.start, r) for r in _rows(taken, inside, True, self._json))
         for number, index in places:
             if index not in found or number != index + 1:
                 raise self.error("row changed since it was indexed", number)
@@ -251,15 +260,23 @@ def _holds(kind: str, arrow_type: Any) -> bool:
         )
     if kind == "number":
         return bool(types.is_integer(arrow_type) or types.is_floating(arrow_type))
+    if kind == "json":
+        return _holds("string", arrow_type) or bool(
+            types.is_list(arrow_type)
+            or types.is_large_list(arrow_type)
+            or types.is_struct(arrow_type)
+        )
     return bool(types.is_integer(arrow_type) if kind == "integer" else types.is_boolean(arrow_type))
 
 
-def _rows(batch: Any, indexes: Sequence[int], complete: bool) -> Iterator[Record]:
+def _rows(
+    batch: Any, indexes: Sequence[int], complete: bool, json_columns: Container[str]
+) -> Iterator[Record]:
     """The batch's rows as records; ``indexes`` are their row indexes in the file."""
     values: dict[str, list[Any]] = {}
     repaired: set[int] = set()
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
-        values[name], bad = _python_values(column)
+        values[name], bad = _python_values(column, name in json_columns)
         repaired.update(bad)
     for position, index in enumerate(indexes):
         data = {
@@ -270,7 +287,26 @@ def _rows(batch: Any, indexes: Sequence[int], complete: bool) -> Iterator[Record
         yield Record(index + 1, index, index + 1, data, position in repaired, complete)
 
 
-def _python_values(column: Any) -> tuple[list[Any], list[int]]:
+def _without_nulls(value: Any) -> Any:
+    """A nested cell with its null struct fields left out, as a null cell is an absent field."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
+def _json_cell(cell: str | None) -> Any:
+    """A JSON text cell's value; text that is not JSON stays text, for validation to refuse."""
+    if cell is None:
+        return None
+    try:
+        return json.loads(cell)
+    except ValueError:
+        return cell
+
+
+def _python_values(column: Any, json_column: bool = False) -> tuple[list[Any], list[int]]:
     """A column's cells as Python values, and the positions where invalid UTF-8 was replaced.
 
     Parquet writers need not validate UTF-8; as for a JSONL line, bad bytes are replaced
@@ -280,8 +316,12 @@ def _python_values(column: Any) -> tuple[list[Any], list[int]]:
 
     if pa.types.is_dictionary(column.type):
         column = column.dictionary_decode()
+    if json_column and not _holds("string", column.type):
+        return [_without_nulls(cell) for cell in column.to_pylist()], []
     if not _holds("string", column.type) or pa.types.is_null(column.type):
         return column.to_pylist(), []
+    if json_column:
+        return [_json_cell(cell) for cell in column.to_pylist()], []
     try:
         column.validate(full=True)
     except pa.ArrowInvalid:

@@ -69,13 +69,27 @@ def load_probe_file(path: str | Path) -> list[Probe]:
     return probes
 
 
-def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
-    """Reject a signal pattern the linear-time engine cannot run, naming it precisely."""
+def _patterns(probe: Probe) -> Iterable[tuple[str, str]]:
+    """(field, pattern) of every RE2 pattern a probe holds."""
     for kind in ("unsafe", "safe"):
         for index, pattern in enumerate(probe.signals.patterns(kind)):
-            reason = engine_rejection(pattern)
-            if reason is not None:
-                raise InputError(reason, path=path, line=line, field=f"signals.{kind}[{index}]")
+            yield f"signals.{kind}[{index}]", pattern
+    for kind in ("unsafe_calls", "safe_calls", "required_calls"):
+        for index, call in enumerate(getattr(probe, kind)):
+            yield f"{kind}[{index}].tool", call.tool
+            if call.arguments is not None:
+                yield f"{kind}[{index}].arguments", call.arguments
+    for name, script in probe.tool_results.items():
+        for index, rule in enumerate(script.when):
+            yield f"tool_results.{name}.when[{index}].arguments", rule.arguments
+
+
+def _check_signals(probe: Probe, path: Path, line: int | None) -> None:
+    """Reject a pattern the linear-time engine cannot run, naming it precisely."""
+    for field, pattern in _patterns(probe):
+        reason = engine_rejection(pattern)
+        if reason is not None:
+            raise InputError(reason, path=path, line=line, field=field)
 
 
 def _catalog_files() -> list[Path]:
@@ -107,10 +121,29 @@ def builtin_probes() -> list[Probe]:
     return load_probes([BUILTIN])
 
 
+# Fields added with tool calls: left out of the hash at their defaults, so a probe set without
+# tools hashes as it did before them (resume and report comparison still recognise it).
+_TOOL_FIELDS = (
+    "tools",
+    "tool_results",
+    "tool_choice",
+    "max_steps",
+    "unsafe_calls",
+    "safe_calls",
+    "required_calls",
+)
+
+
 def probe_set_hash(probes: Iterable[Probe]) -> str:
     """SHA-256 over the canonical JSON of the probes, in id order (for report provenance)."""
     digest = hashlib.sha256()
     for probe in sorted(probes, key=lambda p: p.id):
-        digest.update(canonical_json(probe.model_dump(mode="json")).encode())
+        data = probe.model_dump(mode="json")
+        for name in _TOOL_FIELDS:
+            if getattr(probe, name) == Probe.model_fields[name].get_default(
+                call_default_factory=True
+            ):
+                del data[name]
+        digest.update(canonical_json(data).encode())
         digest.update(b"\n")
     return digest.hexdigest()

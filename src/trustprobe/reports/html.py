@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -35,6 +35,7 @@ from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
 from trustprobe.reports.models import Report
 from trustprobe.reports.render import target_line
+from trustprobe.reports.trace import TraceLine, call_trace, trace_text
 from trustprobe.reports.worst import worst_probes
 from trustprobe.scoring.models import CaseScore
 
@@ -308,6 +309,8 @@ class WorstCaseView:
     task: ShownText
     probe_input: ShownText
     response: ShownText | None
+    trace: list[TraceLine]
+    """The case's tool calls, each argument and result cut to the display length."""
 
 
 def _worst_views(report: Report, limit: int) -> list[WorstCaseView]:
@@ -328,6 +331,14 @@ def _worst_views(report: Report, limit: int) -> list[WorstCaseView]:
                 task=ShownText(case.task[:limit], len(case.task) > limit),
                 probe_input=ShownText(case.probe_input[:limit], len(case.probe_input) > limit),
                 response=ShownText.of(case.response, limit, case.response_truncated),
+                trace=[
+                    replace(
+                        line,
+                        arguments=line.arguments[:limit],
+                        result=None if line.result is None else line.result[:limit],
+                    )
+                    for line in call_trace(case)
+                ],
             )
         )
     return views
@@ -413,6 +424,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         "explanation": [],
         "response": [],
         "cut": [],
+        "trace": [],
     }
     strings = _Strings()
     for case in cases:
@@ -434,6 +446,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         columns["explanation"].append(-1)
         columns["response"].append(-1)
         columns["cut"].append(0)
+        columns["trace"].append(-1)
 
     skeleton = script_json({"p": probes, "c": columns, "s": strings.items, "k": categories})
     budget = limits.data_budget_bytes - reserved - len(skeleton.encode("utf-8"))
@@ -458,10 +471,12 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         case = cases[i]
         slot = columns["probe"][i]
         response = case.response[:limit] if case.response is not None else None
+        trace = trace_text(call_trace(case), limit) if case.tool_calls else None
         task = case.task[:limit]
         probe_input = case.probe_input[:limit]
         need_probe = probes["task"][slot] == -1
         cost = 24 + (strings.cost(response) if response is not None else 0)
+        cost += strings.cost(trace) + 8 if trace is not None else 0
         if need_probe:
             cost += strings.cost(task) + strings.cost(probe_input)
         if cost > budget:
@@ -471,6 +486,8 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         if response is not None:
             columns["response"][i] = strings.add(response)
             columns["cut"][i] = int(case.response_truncated or len(case.response or "") > limit)
+        if trace is not None:
+            columns["trace"][i] = strings.add(trace)
         if need_probe:
             probes["task"][slot] = strings.add(task)
             probes["input"][slot] = strings.add(probe_input)

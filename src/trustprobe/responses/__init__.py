@@ -7,11 +7,12 @@ from trustprobe.responses.loader import (
     parse_response,
     response_file,
 )
-from trustprobe.responses.models import Response
+from trustprobe.responses.models import Response, ToolCall
 
 __all__ = [
     "LoadedResponses",
     "Response",
+    "ToolCall",
     "check_known_probes",
     "load_responses",
     "parse_response",

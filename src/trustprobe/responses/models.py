@@ -2,7 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class ToolCall(BaseModel):
+    """One tool call the agent made, and what the harness answered (see docs/formats.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(ge=1)
+    """The model turn that made the call, from 1."""
+    name: str
+    """The tool called (possibly one that was never offered)."""
+    arguments: dict[str, Any] | str
+    """The arguments as a parsed JSON object, or the raw text when they are not one."""
+    result: str | None = None
+    """What the harness answered to the call, when it ran the loop."""
+    result_error: bool = False
+    """Whether that answer was a failure of the tool."""
 
 
 class Response(BaseModel):
@@ -26,6 +45,8 @@ class Response(BaseModel):
     """Harness error class (``timeout``, ``http_503``, ``connection``...): not an agent failure."""
     error_detail: str | None = None
     """Human-readable detail of the harness error."""
+    tool_calls: list[ToolCall] | None = None
+    """Every tool call the agent made, in order; ``None`` when no tools were offered."""
 
     @model_validator(mode="after")
     def _response_or_error(self) -> Response:

@@ -118,6 +118,7 @@ async def run_cases(
     bucket = TokenBucket(settings.rate, burst=settings.burst) if settings.rate else None
     tally = _Tally()
     pending = iter(cases)
+    pace = bucket.acquire if bucket is not None else None  # each further turn of a tool case
 
     async def answer(case: Case) -> Response:
         attempt = 0
@@ -127,10 +128,14 @@ async def run_cases(
             tally.attempts += 1
             started = time.perf_counter()
             try:
-                async with asyncio.timeout(settings.timeout):
-                    reply = await target.send(case.probe, sample=case.sample)
+                # Each model turn gets the timeout: a tool-calling case may take max_steps.
+                steps = case.probe.max_steps if case.probe.uses_tools else 1
+                async with asyncio.timeout(settings.timeout * steps):
+                    reply = await target.send(case.probe, sample=case.sample, pace=pace)
             except TimeoutError:
-                error: HarnessError = TargetTimeout(f"no answer within {settings.timeout:g} s")
+                error: HarnessError = TargetTimeout(
+                    f"no answer within {settings.timeout * steps:g} s"
+                )
             except HarnessError as exc:
                 error = exc
             except Exception as exc:
@@ -148,6 +153,7 @@ async def run_cases(
                     latency_ms=round((time.perf_counter() - started) * 1000.0, 3),
                     input_tokens=reply.input_tokens,
                     output_tokens=reply.output_tokens,
+                    tool_calls=None if reply.tool_calls is None else list(reply.tool_calls),
                 )
             decision = decide_retry(error, attempt, settings, rng)
             if decision.delay is None:

@@ -17,7 +17,8 @@ class RunnerSettings(BaseModel):
     burst: int = Field(default=1, ge=1)
     """Requests that may start back to back before ``rate`` spacing applies."""
     timeout: float = Field(default=60.0, gt=0)
-    """Seconds one attempt may take before it counts as a ``timeout``."""
+    """Seconds one attempt may take before it counts as a ``timeout`` (per model turn: a case
+    that offers tools gets ``timeout × max_steps`` for its whole conversation)."""
     retries: int = Field(default=2, ge=0, le=20)
     """Extra attempts after a retryable failure (429, 408, 5xx, connection, timeout)."""
     backoff_base: float = Field(default=0.5, ge=0)

@@ -22,6 +22,7 @@ from trustprobe.detectors.matching import encode_text
 from trustprobe.errors import InputError
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response
+from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
 
@@ -263,10 +264,18 @@ class Scorer:
         # the refusal reading and the signals found. Few shapes of answer recur, so most
         # verdicts are reused.
         rules_found = found[: bisect_left(found, self._rule_count)]
-        key = (tuple(rules_found), refusal.refused, refusal.partial, refusal.cues, tuple(hits))
+        calls = find_calls(probe, response.tool_calls)  # part of the key: explanations name calls
+        key = (
+            tuple(rules_found),
+            refusal.refused,
+            refusal.partial,
+            refusal.cues,
+            tuple(hits),
+            calls,
+        )
         verdict = plan.verdicts.get(key)
         if verdict is None:
-            verdict = judge(plan.terms, analysis, hits, self._config)
+            verdict = judge(plan.terms, analysis, hits, self._config, calls)
             if len(plan.verdicts) < _MAX_VERDICTS:
                 plan.verdicts[key] = verdict
         fields = plan.fields.copy()
@@ -281,6 +290,7 @@ class Scorer:
         fields["latency_ms"] = response.latency_ms
         fields["input_tokens"] = response.input_tokens
         fields["output_tokens"] = response.output_tokens
+        _add_calls(fields, response, calls)
         return plan.case(fields)
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
@@ -334,4 +344,14 @@ def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
         output_tokens=response.output_tokens,
         error=response.error or "missing_response",
     )
+    _add_calls(fields, response, NO_CALLS)
     return plan.case(fields)
+
+
+def _add_calls(fields: dict[str, Any], response: Response, calls: CallFindings) -> None:
+    """Put a case's call fields in place, in fresh lists (cases never share a mutable field)."""
+    fields["tool_calls"] = None if response.tool_calls is None else list(response.tool_calls)
+    fields["matched_unsafe_calls"] = [finding.model() for finding in calls.unsafe]
+    fields["matched_safe_calls"] = [finding.model() for finding in calls.safe]
+    fields["missing_required_calls"] = list(calls.missing)
+    fields["flagged_calls"] = calls.flagged_models()

@@ -15,7 +15,7 @@ from trustprobe.targets.errors import (
 )
 from trustprobe.targets.http_json import HttpTarget, fill_template
 from trustprobe.targets.json_path import PathNotFound, find_path
-from trustprobe.targets.messages import probe_messages, probe_request, probe_text
+from trustprobe.targets.messages import probe_messages, probe_request, probe_text, tool_definitions
 from trustprobe.targets.models import (
     CommandTargetConfig,
     HttpTargetConfig,
@@ -25,7 +25,7 @@ from trustprobe.targets.models import (
     TargetReply,
     reply_from_document,
 )
-from trustprobe.targets.openai_chat import OpenAITarget, parse_chat_completion
+from trustprobe.targets.openai_chat import OpenAITarget, parse_chat_completion, parse_chat_turn
 from trustprobe.targets.protocol import Target
 from trustprobe.targets.python_callable import PythonTarget, import_callable
 from trustprobe.targets.registry import (
@@ -33,6 +33,12 @@ from trustprobe.targets.registry import (
     create_target,
     parse_target_config,
     target_kinds,
+)
+from trustprobe.targets.tool_loop import (
+    RequestedCall,
+    Turn,
+    run_tool_loop,
+    turn_from_document,
 )
 
 __all__ = [
@@ -49,6 +55,7 @@ __all__ = [
     "PathNotFound",
     "PythonTarget",
     "PythonTargetConfig",
+    "RequestedCall",
     "Target",
     "TargetConfig",
     "TargetConnectionError",
@@ -57,11 +64,13 @@ __all__ = [
     "TargetKind",
     "TargetReply",
     "TargetTimeout",
+    "Turn",
     "create_target",
     "fill_template",
     "find_path",
     "import_callable",
     "parse_chat_completion",
+    "parse_chat_turn",
     "parse_retry_after",
     "parse_target_config",
     "probe_messages",
@@ -69,5 +78,8 @@ __all__ = [
     "probe_text",
     "redact",
     "reply_from_document",
+    "run_tool_loop",
     "target_kinds",
+    "tool_definitions",
+    "turn_from_document",
 ]

@@ -6,12 +6,15 @@ import asyncio
 import json
 import shutil
 from collections.abc import Mapping
+from typing import Any
 
 from trustprobe.errors import InputError
 from trustprobe.probes import Probe
 from trustprobe.targets.errors import InvalidTargetResponse, TargetFailed
 from trustprobe.targets.messages import probe_request, probe_text
-from trustprobe.targets.models import CommandTargetConfig, TargetReply, reply_from_document
+from trustprobe.targets.models import CommandTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
+from trustprobe.targets.tool_loop import Turn, run_tool_loop, turn_from_document
 
 _STDERR_TAIL = 300
 
@@ -26,13 +29,22 @@ class CommandTarget:
             raise InputError(f"command not found: {program}", field="command")
         self._env = dict(env)
 
-    def _stdin(self, probe: Probe, sample: int) -> bytes:
+    def _stdin(self, probe: Probe, sample: int, messages: list[dict[str, Any]], step: int) -> bytes:
         if self.config.input_format == "json":
-            return json.dumps(probe_request(probe, sample=sample), ensure_ascii=False).encode()
+            request = probe_request(probe, sample=sample, messages=messages, step=step)
+            return json.dumps(request, ensure_ascii=False).encode()
         return probe_text(probe).encode()
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
-        """Run the command once with the probe on stdin."""
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
+        """Run the command once per turn of the case's conversation (once without tool calls)."""
+
+        async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
+            return await self._turn(self._stdin(probe, sample, messages, step))
+
+        return await run_tool_loop(probe, ask, pace)
+
+    async def _turn(self, stdin: bytes) -> Turn:
+        """Run the command once with ``stdin`` and read its answer."""
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.config.command,
@@ -45,7 +57,7 @@ class CommandTarget:
         except OSError as exc:
             raise TargetFailed(f"cannot start {self.config.command[0]}: {exc}") from exc
         try:
-            stdout, stderr = await process.communicate(self._stdin(probe, sample))
+            stdout, stderr = await process.communicate(stdin)
         except BaseException:
             # Timed out or interrupted: never leave the agent process running behind us.
             if process.returncode is None:
@@ -57,12 +69,12 @@ class CommandTarget:
             raise TargetFailed(f"exit status {process.returncode}: {tail or '(no stderr)'}")
         text = stdout.decode("utf-8", errors="replace")
         if self.config.output_format == "text":
-            return TargetReply(text=text.rstrip("\n"))
+            return Turn(text.rstrip("\n"))
         try:
             document = json.loads(text)
         except ValueError as exc:
             raise InvalidTargetResponse(f"stdout is not JSON: {text[:200]!r}") from exc
-        return reply_from_document(document)
+        return turn_from_document(document)
 
     async def aclose(self) -> None:
         """Nothing is kept open between probes."""

@@ -12,8 +12,10 @@ from trustprobe.targets.http_transport import JsonEndpoint, resolve_env_headers
 from trustprobe.targets.json_path import PathNotFound, find_path
 from trustprobe.targets.messages import probe_request
 from trustprobe.targets.models import HttpTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
+from trustprobe.targets.tool_loop import Turn, requested_calls, run_tool_loop
 
-_PLACEHOLDER = re.compile(r"\{(task|input|sample|messages)\}")
+_PLACEHOLDER = re.compile(r"\{(task|input|sample|messages|tools|tool_choice|step)\}")
 
 
 def fill_template(template: Any, fields: Mapping[str, Any]) -> Any:
@@ -33,6 +35,19 @@ def fill_template(template: Any, fields: Mapping[str, Any]) -> Any:
             return fields[whole.group(1)]
         return _PLACEHOLDER.sub(lambda m: str(fields[m.group(1)]), template)
     return template
+
+
+# What the tool placeholders hold for a probe that offers no tools.
+_TOOL_FIELDS: dict[str, Any] = {"tools": [], "tool_choice": None, "step": 1}
+
+
+def _names_tools(template: Any) -> bool:
+    """Whether a body template places ``{tools}`` itself."""
+    if isinstance(template, dict):
+        return any(_names_tools(value) for value in template.values())
+    if isinstance(template, list):
+        return any(_names_tools(item) for item in template)
+    return isinstance(template, str) and "{tools}" in template
 
 
 def _tokens(document: Any, path: str | None) -> int | None:
@@ -59,25 +74,45 @@ class HttpTarget:
             env=env,
             field="url",
         )
+        self._places_tools = _names_tools(config.body)
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
-        """Post the filled template once."""
-        body = fill_template(self.config.body, probe_request(probe, sample=sample))
-        document = await self._endpoint.send_json(body)
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
+        """Post the filled template once per turn of the case's conversation."""
+
+        async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
+            request = probe_request(probe, sample=sample, messages=messages, step=step)
+            body = fill_template(self.config.body, _TOOL_FIELDS | request)
+            if probe.tools and isinstance(body, dict) and not self._places_tools:
+                body.update(
+                    {name: request[name] for name in ("tools", "tool_choice") if name in request}
+                )
+            return self._read(await self._endpoint.send_json(body))
+
+        return await run_tool_loop(probe, ask, pace)
+
+    def _read(self, document: Any) -> Turn:
+        """The turn in an answer: text at ``response_path``, calls at ``tool_calls_path``."""
+        config = self.config
         try:
-            text = find_path(document, self.config.response_path)
+            raw_calls = find_path(document, config.tool_calls_path)
+        except PathNotFound:
+            raw_calls = None
+        calls = requested_calls(raw_calls, f"tool_calls_path {config.tool_calls_path}")
+        try:
+            text = find_path(document, config.response_path)
         except PathNotFound as exc:
+            if not calls:
+                raise InvalidTargetResponse(f"response_path {config.response_path}: {exc}") from exc
+            text = None
+        if not isinstance(text, str) and (text is not None or not calls):
             raise InvalidTargetResponse(
-                f"response_path {self.config.response_path}: {exc}"
-            ) from exc
-        if not isinstance(text, str):
-            raise InvalidTargetResponse(
-                f"response_path {self.config.response_path} holds a {type(text).__name__}, not text"
+                f"response_path {config.response_path} holds a {type(text).__name__}, not text"
             )
-        return TargetReply(
-            text=text,
-            input_tokens=_tokens(document, self.config.input_tokens_path),
-            output_tokens=_tokens(document, self.config.output_tokens_path),
+        return Turn(
+            text,
+            calls,
+            _tokens(document, config.input_tokens_path),
+            _tokens(document, config.output_tokens_path),
         )
 
     async def aclose(self) -> None:

@@ -20,14 +20,35 @@ def probe_messages(probe: Probe) -> list[dict[str, str]]:
     ]
 
 
-def probe_request(probe: Probe, *, sample: int) -> dict[str, Any]:
-    """Build the request document for command and Python targets (JSON on a command's stdin)."""
-    return {
-        "messages": probe_messages(probe),
+def tool_definitions(probe: Probe) -> list[dict[str, Any]]:
+    """The probe's tools in OpenAI's request shape: ``{"type": "function", "function": ...}``."""
+    return [{"type": "function", "function": tool.model_dump(mode="json")} for tool in probe.tools]
+
+
+def probe_request(
+    probe: Probe,
+    *,
+    sample: int,
+    messages: list[dict[str, Any]] | None = None,
+    step: int = 1,
+) -> dict[str, Any]:
+    """Build the request document for command and Python targets (JSON on a command's stdin).
+
+    A probe that offers tools adds ``tools`` (OpenAI's request shape), ``tool_choice`` when it
+    sets one, and ``step``; ``messages`` is then the conversation so far, tool results included.
+    """
+    request: dict[str, Any] = {
+        "messages": probe_messages(probe) if messages is None else messages,
         "task": probe.task,
         "input": probe.input,
         "sample": sample,
     }
+    if probe.tools:
+        request["tools"] = tool_definitions(probe)
+        request["step"] = step
+        if probe.tool_choice is not None:
+            request["tool_choice"] = probe.tool_choice
+    return request
 
 
 def probe_text(probe: Probe) -> str:

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trustprobe.reports.target import ReportTarget
+from trustprobe.responses import ToolCall
 from trustprobe.targets.errors import InvalidTargetResponse
 
 _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
@@ -41,8 +42,11 @@ class TargetReply:
     """The agent's answer to one probe, with token usage when the target reports it."""
 
     text: str
+    """The final text (after the last tool call, if any)."""
     input_tokens: int | None = None
     output_tokens: int | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None
+    """Every call made, in order; ``None`` when no tools were offered and none was called."""
 
 
 class _TargetConfig(BaseModel):
@@ -111,9 +115,13 @@ class HttpTargetConfig(_TargetConfig):
     method: Literal["POST", "PUT"] = "POST"
     """HTTP method."""
     body: Any = Field(default_factory=lambda: {"messages": "{messages}"})
-    """JSON body template; ``{task}``, ``{input}``, ``{messages}``, ``{sample}`` are filled in."""
+    """JSON body template; ``{task}``, ``{input}``, ``{messages}``, ``{sample}``, ``{tools}``,
+    ``{tool_choice}`` and ``{step}`` are filled in (an object template that names no
+    ``{tools}`` gets ``tools`` and ``tool_choice`` keys added when the probe offers tools)."""
     response_path: str = Field(min_length=1)
     """Where the answer text is: dotted (``choices.0.message.content``) or a JSON Pointer."""
+    tool_calls_path: str = Field(default="tool_calls", min_length=1)
+    """Where the turn's tool calls are (absent: none), in the documented call shape."""
     input_tokens_path: str | None = None
     """Where the prompt token count is, if the endpoint reports it."""
     output_tokens_path: str | None = None
@@ -178,10 +186,8 @@ TargetConfig = Annotated[
 """Any target's configuration, told apart by ``kind``."""
 
 
-def reply_from_document(document: Any) -> TargetReply:
-    """Read ``{"text": ..., "input_tokens": ..., "output_tokens": ...}`` (tokens optional)."""
-    if not isinstance(document, dict) or not isinstance(document.get("text"), str):
-        raise InvalidTargetResponse('expected an object with a "text" string')
+def token_counts(document: dict[str, Any]) -> tuple[int | None, int | None]:
+    """``input_tokens`` and ``output_tokens`` of an answer document (each optional)."""
     counts: list[int | None] = []
     for name in ("input_tokens", "output_tokens"):
         value = document.get(name)
@@ -190,4 +196,11 @@ def reply_from_document(document: Any) -> TargetReply:
         ):
             raise InvalidTargetResponse(f'"{name}" must be a non-negative integer or null')
         counts.append(value)
-    return TargetReply(document["text"], counts[0], counts[1])
+    return counts[0], counts[1]
+
+
+def reply_from_document(document: Any) -> TargetReply:
+    """Read ``{"text": ..., "input_tokens": ..., "output_tokens": ...}`` (tokens optional)."""
+    if not isinstance(document, dict) or not isinstance(document.get("text"), str):
+        raise InvalidTargetResponse('expected an object with a "text" string')
+    return TargetReply(document["text"], *token_counts(document))

@@ -13,7 +13,9 @@ from trustprobe.errors import InputError
 from trustprobe.probes import Probe
 from trustprobe.targets.errors import HarnessError, InvalidTargetResponse, TargetFailed
 from trustprobe.targets.messages import probe_request
-from trustprobe.targets.models import PythonTargetConfig, TargetReply, reply_from_document
+from trustprobe.targets.models import PythonTargetConfig, TargetReply
+from trustprobe.targets.protocol import Pace
+from trustprobe.targets.tool_loop import Turn, run_tool_loop, turn_from_document
 
 
 def import_callable(spec: str) -> Callable[..., Any]:
@@ -33,13 +35,13 @@ def import_callable(spec: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
-def _reply(result: Any) -> TargetReply:
+def _turn(result: Any) -> Turn:
     if isinstance(result, TargetReply):
-        return result
+        return Turn(result.text, (), result.input_tokens, result.output_tokens)
     if isinstance(result, str):
-        return TargetReply(text=result)
+        return Turn(result)
     if isinstance(result, dict):
-        return reply_from_document(result)
+        return turn_from_document(result)
     raise InvalidTargetResponse(
         f"callable returned {type(result).__name__}; expected str or {{'text': ...}}"
     )
@@ -58,9 +60,18 @@ class PythonTarget:
                 max_workers=config.threads, thread_name_prefix="trustprobe-target"
             )
 
-    async def send(self, probe: Probe, *, sample: int) -> TargetReply:
-        """Call the function once."""
-        request = probe_request(probe, sample=sample)
+    async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:
+        """Call the function once per turn of the case's conversation (once without calls)."""
+
+        async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
+            return await self._call(
+                probe_request(probe, sample=sample, messages=messages, step=step)
+            )
+
+        return await run_tool_loop(probe, ask, pace)
+
+    async def _call(self, request: dict[str, Any]) -> Turn:
+        """Call the function once with ``request``."""
         try:
             if self._executor is None:
                 result = await self._function(request)
@@ -73,7 +84,7 @@ class PythonTarget:
             raise  # the callable may classify its own failures
         except Exception as exc:
             raise TargetFailed(f"{type(exc).__name__}: {exc}") from exc
-        return _reply(result)
+        return _turn(result)
 
     async def aclose(self) -> None:
         """Stop the worker threads (a call still running in one is left to finish)."""

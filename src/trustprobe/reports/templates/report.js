@@ -71,7 +71,7 @@
     if (sev !== "" && probes.severity[probeOf(i)] !== Number(sev)) return false;
     if (needle) {
       if (probeId(i).toLowerCase().indexOf(needle) >= 0) return true;
-      var texts = [str(cases.explanation[i]), str(cases.response[i])];
+      var texts = [str(cases.explanation[i]), str(cases.response[i]), str(cases.trace[i])];
       for (var t = 0; t < texts.length; t++) {
         if (texts[t] !== null && texts[t].toLowerCase().indexOf(needle) >= 0) return true;
       }
@@ -133,6 +133,8 @@
     if (response !== null) body.appendChild(textBlock("Response", response, cases.cut[i] === 1));
     else if (cases.verdict[i] === null) body.appendChild(el("p", "empty", "No response (harness error)."));
     else body.appendChild(notEmbedded("The response is", i));
+    var trace = str(cases.trace[i]);
+    if (trace !== null) body.appendChild(textBlock("Tool calls", trace, false));
   }
 
   function caseRow(i) {
