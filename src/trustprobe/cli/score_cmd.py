@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -19,14 +20,14 @@ from trustprobe.formats import atomic_write_text
 from trustprobe.probes import Probe, load_probes
 from trustprobe.reports import (
     Report,
-    build_report,
+    StageClock,
     gate_exit_code,
     print_summary,
+    read_report,
     render_markdown,
+    stream_report,
     write_report_html,
-    write_report_json,
 )
-from trustprobe.responses import load_responses
 
 
 def score(
@@ -52,23 +53,32 @@ def score(
     engine: str | None = engine_option("score shards"),
     scheduler: str | None = SCHEDULER_OPTION,
     workers: int | None = WORKERS_OPTION,
+    profile_stages: Path | None = typer.Option(
+        None,
+        "--profile-stages",
+        help="Write the CPU and wall seconds of each stage of the run to this JSON file.",
+    ),
 ) -> None:
     """Score recorded responses against probes and write the report."""
+    clock = StageClock()
+    clock.started()
     on_cluster = wants_cluster(engine, scheduler, workers)
-    probe_list = load_probes(probes)
-    packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rules)]
+    with clock.stage("loading"):
+        probe_list = load_probes(probes)
+        packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rules)]
     if on_cluster:
         report = _score_on_dask(
             probe_list, responses, packs, output, scheduler, workers, probes, rules, min_cases,
             seed,
         )  # fmt: skip
     else:
-        loaded = load_responses(responses)
-        report = build_report(
+        with clock.stage("loading"):
+            detector = Detector.from_packs(packs)
+        report = stream_report(
             probe_list,
-            loaded.responses,
-            detector=Detector.from_packs(packs),
-            warnings=loaded.warnings,
+            responses,
+            output,
+            detector=detector,
             sources={
                 "probes": [str(p) for p in probes],
                 "responses": [str(r) for r in responses],
@@ -76,18 +86,21 @@ def score(
             },
             min_cases=min_cases,
             seed=seed,
+            clock=clock,
         )
-        write_report_json(report, output)
     if markdown is not None:
         atomic_write_text(markdown, render_markdown(report))
     if html is not None:
-        write_report_html(report, html)
+        # The page shows cases, which a streamed report leaves in the file: read it back.
+        write_report_html(report if report.cases else read_report(output), html)
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}")
     print_summary(report, console)
     for path in (output, markdown, html):
         if path is not None:
             console.print(f"report: {path}", soft_wrap=True)
+    if profile_stages is not None:
+        atomic_write_text(profile_stages, json.dumps(clock.as_json(), indent=2) + "\n")
     raise typer.Exit(gate_exit_code(report, fail_under))
 
 

@@ -10,19 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 
 from distributed import Worker, WorkerPlugin, get_worker
 
 from trustprobe.detectors import Detector, RulePack
-from trustprobe.distributed.report_stream import (
-    CASES,
-    CASES_DEPTH,
-    POINTS,
-    POINTS_DEPTH,
-    render_items,
-)
 from trustprobe.distributed.shards import Block, LineError, Shard, read_block, read_lines_at
 from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
@@ -34,6 +26,13 @@ from trustprobe.observability import (
     scored_case_texts,
 )
 from trustprobe.probes import Probe, probe_set_hash
+from trustprobe.reports.stream import (
+    CASES,
+    CASES_DEPTH,
+    POINTS,
+    POINTS_DEPTH,
+    render_items,
+)
 from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
@@ -65,13 +64,8 @@ class ScorerPlugin(WorkerPlugin):
         self.probes: dict[str, Probe] = {}
 
     def setup(self, worker: Worker) -> None:
-        """Compile the rule packs, joined with the probes' signals, on this worker."""
+        """Compile the rule packs on this worker (signals in passes of their own, as in process)."""
         self.scorer = Scorer(Detector.from_packs(self.job.rule_packs), self.job.scoring)
-        # A worker scores many blocks, so one RE2 pass per response pays off at once. The joined
-        # set can exceed RE2's memory budget where the separate sets do not; as in
-        # ``Scorer.score_all``, scoring is then the same, only slower.
-        with suppress(InputError):
-            self.scorer.prepare(self.job.probes)
         self.probes = {p.id: p for p in self.job.probes}
 
     def score(self, responses: Sequence[Response]) -> list[CaseScore]:

@@ -48,7 +48,6 @@ from trustprobe.distributed.plan import (
     resolve_duplicates,
     warnings_of,
 )
-from trustprobe.distributed.report_stream import ReportStream
 from trustprobe.distributed.shards import (
     BLOCK_RECORDS,
     LineError,
@@ -70,6 +69,7 @@ from trustprobe.observability import (
 )
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report
+from trustprobe.reports.stream import ReportStream
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import ScoringConfig
 
