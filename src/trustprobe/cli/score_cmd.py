@@ -1,9 +1,14 @@
-"""``trustprobe score``: score recorded responses and write the report."""
+"""``trustprobe score``: score recorded responses and write the report.
+
+The scoring libraries are imported when the command runs, not when its options are read, so
+``trustprobe score --help`` comes up at once.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,19 +20,11 @@ from trustprobe.cli.engine_options import (
     engine_option,
     wants_cluster,
 )
-from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
-from trustprobe.formats import atomic_write_text
-from trustprobe.probes import Probe, load_probes
-from trustprobe.reports import (
-    Report,
-    StageClock,
-    gate_exit_code,
-    print_summary,
-    read_report,
-    render_markdown,
-    stream_report,
-    write_report_html,
-)
+
+if TYPE_CHECKING:
+    from trustprobe.detectors import RulePack
+    from trustprobe.probes import Probe
+    from trustprobe.reports import Report
 
 
 def score(
@@ -60,8 +57,21 @@ def score(
     ),
 ) -> None:
     """Score recorded responses against probes and write the report."""
+    from trustprobe.detectors import Detector, builtin_rule_packs, load_rule_pack
+    from trustprobe.formats import atomic_write_text
+    from trustprobe.probes import load_probes
+    from trustprobe.reports import (
+        StageClock,
+        gate_exit_code,
+        print_summary,
+        read_report,
+        render_markdown,
+        stream_report,
+        write_report_html,
+    )
+
     clock = StageClock()
-    clock.started()
+    clock.started()  # the interpreter, the command line and the imports above
     on_cluster = wants_cluster(engine, scheduler, workers)
     with clock.stage("loading"):
         probe_list = load_probes(probes)

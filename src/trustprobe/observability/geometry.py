@@ -19,8 +19,6 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
-from scipy.stats import entropy
-from sklearn.metrics import mutual_info_score
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from trustprobe.metrics.distribution import Distribution
@@ -195,6 +193,8 @@ def _table(partial: GeometryPartial, kind: str, k: int) -> tuple[list[str], NDAr
 
 
 def _entropy(counts: NDArray[np.int64]) -> float:
+    from scipy.stats import entropy  # SciPy takes a second to import: only when needed
+
     present = counts[counts > 0]
     return float(entropy(present.astype(np.float64)))
 
@@ -256,6 +256,8 @@ def finalize_geometry(
 
     ``sampled_from`` is the run's count of scored cases when the partial covers a sample.
     """
+    from sklearn.metrics import mutual_info_score
+
     k = model.clusters.k
     tables = {kind: _table(partial, kind, k) for kind in LABELS}
     mi = {
