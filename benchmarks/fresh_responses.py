@@ -23,7 +23,7 @@ from pathlib import Path
 
 from trustprobe.probes import Probe, load_probes
 
-TARGET_BYTES = 500
+TARGET_BYTES = 480
 ERROR_SHARE = 0.01
 
 NOUNS = (

@@ -93,7 +93,7 @@ def test_plan_reaches_the_loaders_decisions(tmp_path: Path, probes: list[Probe])
     # loader's list of responses, in order.
     work = block_work(indexes, duplicates)
     assert sum(len(i.blocks) for i in indexes) == len(work)
-    read = [r for item in work for r in read_block(item.block, item.drop_lines)]
+    read = [r for item in work for r in read_block(item.block, item.drop_lines)[0]]
     assert read == loaded.responses
     assert [w.first_index for w in work[:3]] == [0, 16, 32]  # 16 kept records per block
     assert sum(w.expected_cases for w in work) == len(loaded.responses) == 301

@@ -18,21 +18,9 @@ from trustprobe.detectors import Detector, RulePack
 from trustprobe.distributed.shards import Block, LineError, Shard, read_block, read_lines_at
 from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
-from trustprobe.observability import (
-    CaseText,
-    GeometryModel,
-    GeometryPartial,
-    place_cases,
-    scored_case_texts,
-)
+from trustprobe.observability import ObservabilitySample
 from trustprobe.probes import Probe, probe_set_hash
-from trustprobe.reports.stream import (
-    CASES,
-    CASES_DEPTH,
-    POINTS,
-    POINTS_DEPTH,
-    render_items,
-)
+from trustprobe.reports.stream import CASES, CASES_DEPTH, render_items
 from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
@@ -90,15 +78,14 @@ def _plugin(name: str) -> ScorerPlugin:
 
 @dataclass(frozen=True)
 class BlockResult:
-    """A scored block: its partials and its rendered cases and points, or the error it hit."""
+    """A scored block: its metric partial, its strata picks and its rendered cases, or an error."""
 
     block: Block
     cases: int = 0
     metrics: MetricsPartial | None = None
-    geometry: GeometryPartial | None = None
-    points: int = 0
+    strata: ObservabilitySample | None = None
+    """The block's smallest draws per (category, outcome), kept as (shard, line, offset)."""
     cases_json: bytes = b""
-    points_json: bytes = b""
     error: LineError | None = None
 
 
@@ -108,34 +95,36 @@ def score_block(
     drop_lines: frozenset[int],
     first_index: int,
     worst_n: int,
-    model: GeometryModel | None,
+    seed: int,
+    floor: int,
 ) -> BlockResult:
-    """Score one block: metric and geometry partials plus its cases and points as JSON text."""
+    """Score one block: its metric partial, strata picks of the sample, cases as JSON text.
+
+    The uniform part of the observability sample comes from the index pass; what the block
+    adds is, per (category, outcome) stratum, its ``floor`` cases with the smallest draws.
+    """
     try:
-        responses = read_block(block, drop_lines)
+        responses, places = read_block(block, drop_lines)
     except InputError as error:
         return BlockResult(block=block, error=LineError.of(error))
     cases = _plugin(plugin).score(responses)
-    metrics = metrics_partial(cases, worst_n=worst_n, first_index=first_index)
-    geometry, points = (None, []) if model is None else place_cases(model, cases)
+    strata = ObservabilitySample(seed, size=0, floor=floor)
+    strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
     return BlockResult(
         block=block,
         cases=len(cases),
-        metrics=metrics,
-        geometry=geometry,
-        points=len(points),
+        metrics=metrics_partial(cases, worst_n=worst_n, first_index=first_index),
+        strata=strata,
         cases_json=render_items(CASES, cases, CASES_DEPTH),
-        points_json=render_items(POINTS, points, POINTS_DEPTH),
     )
 
 
-def sample_texts(
+def score_records(
     plugin: str, shard: Shard, places: Sequence[tuple[int, int]]
-) -> list[tuple[int, CaseText]] | LineError:
-    """Score the fitting-sample records at (line, offset) ``places``; their texts by line."""
+) -> list[CaseScore] | LineError:
+    """Score the records at (line, offset) ``places`` again (the observability sample)."""
     try:
         responses = read_lines_at(shard, places)
     except InputError as error:
         return LineError.of(error)
-    cases = _plugin(plugin).score(responses)
-    return [(line, text) for (line, _), text in zip(places, scored_case_texts(cases), strict=True)]
+    return _plugin(plugin).score(responses)

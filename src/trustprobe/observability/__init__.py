@@ -4,7 +4,7 @@
 partition, ``merge_geometry`` and ``finalize_geometry``: one code path for both engines.
 """
 
-from trustprobe.observability.build import build_observability, observe_sample
+from trustprobe.observability.build import build_observability, observe_cases, observe_sample
 from trustprobe.observability.embedding import CaseText
 from trustprobe.observability.geometry import (
     GeometryModel,
@@ -49,6 +49,7 @@ __all__ = [
     "fit_sample_positions",
     "fit_sample_size",
     "merge_geometry",
+    "observe_cases",
     "observe_sample",
     "place_cases",
     "sample_priority",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from trustprobe.observability.geometry import (
@@ -10,6 +10,7 @@ from trustprobe.observability.geometry import (
     finalize_geometry,
     fit_geometry,
     fit_sample_positions,
+    fit_sample_size,
     place_cases,
     scored_case_texts,
 )
@@ -62,19 +63,51 @@ def observe_sample(
     Raises:
         ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
     """
-    check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
-    if sample.scored < min_cases:
-        return None
-    scored = sample.cases()
-    positions = fit_sample_positions([(c.probe_id, c.sample) for c in scored], seed=sample.seed)
-    model = fit_geometry(
-        scored_case_texts([scored[i] for i in positions]),
+    return observe_cases(
+        sample.cases() if sample.scored >= min_cases else [],
         seed=sample.seed,
+        scored=sample.scored,
+        harness_errors=sample.harness_errors,
+        sample_size=sample.size,
+        min_cases=min_cases,
         n_clusters=n_clusters,
         max_features=max_features,
     )
-    partial, points = place_cases(model, scored)
-    partial = replace(partial, excluded_harness_errors=sample.harness_errors)
+
+
+def observe_cases(
+    cases: Sequence[CaseScore],
+    *,
+    seed: int,
+    scored: int,
+    harness_errors: int,
+    sample_size: int | None = None,
+    min_cases: int = 5,
+    n_clusters: int | None = None,
+    max_features: int = 5000,
+) -> Observability | None:
+    """The geometry of a run whose sampled scored ``cases`` (in run order) are given.
+
+    ``scored`` and ``harness_errors`` count the whole run's cases; above ``sample_size``
+    (default: :func:`fit_sample_size`) scored cases the report says the geometry stands for
+    ``scored`` of them.
+
+    Raises:
+        ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
+    """
+    check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
+    if scored < min_cases:
+        return None
+    positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
+    model = fit_geometry(
+        scored_case_texts([cases[i] for i in positions]),
+        seed=seed,
+        n_clusters=n_clusters,
+        max_features=max_features,
+    )
+    partial, points = place_cases(model, cases)
+    partial = replace(partial, excluded_harness_errors=harness_errors)
+    bound = fit_sample_size() if sample_size is None else sample_size
     return finalize_geometry(
-        model, partial, points, sampled_from=sample.scored if sample.sampled else None
+        model, partial, points, sampled_from=scored if scored > bound else None
     )

