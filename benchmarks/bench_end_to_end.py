@@ -16,8 +16,11 @@ and the child's CPU time (user + system, from its rusage), wall time and peak RS
   same Python — 156 mitigation phrases, nothing else.
 
 ``python -m benchmarks end_to_end`` measures 200,000 cases; ``TRUSTPROBE_BENCH_SIZES`` takes a
-comma-separated list (``200000,1000000``). Input files are kept under the system's temporary
-directory between runs (``trustprobe-bench``), keyed by size and seed.
+comma-separated list (``200000,1000000``). ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` also runs the
+built-in configuration with the source tree of an earlier commit (``git archive``, put first on
+``PYTHONPATH``), in the same run, so a before/after comparison meets the same machine load.
+Input files are kept under the system's temporary directory between runs
+(``trustprobe-bench``), keyed by size and seed.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ SIZES = (200_000,)
 TARGET_CASES_PER_CPU_SECOND = 30_000
 DATA = Path(tempfile.gettempdir()) / "trustprobe-bench"
 PYTHON = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,13 @@ class Measured:
     stages: dict[str, dict[str, float | None]]
 
 
-def run_child(args: list[str], stages: Path | None = None) -> Measured:
+def run_child(
+    args: list[str], stages: Path | None = None, env: dict[str, str] | None = None
+) -> Measured:
     """Run ``args`` to completion and read its resource use from ``wait4``."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errors)
+        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errors, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -97,14 +103,30 @@ def ten_times_rule_files() -> list[Path]:
     return paths
 
 
-def score(responses: Path, rules: list[Path], work: Path) -> Measured:
+def score(responses: Path, rules: list[Path], work: Path, source: Path | None = None) -> Measured:
+    """``trustprobe score`` in a child; ``source``: an older ``src`` tree to run instead."""
     stages = work / "stages.json"
     stages.unlink(missing_ok=True)
     args = [PYTHON, "-m", "trustprobe", "score", "--probes", "builtin", "--responses"]
-    args += [str(responses), "--output", str(work / "out.json"), "--profile-stages", str(stages)]
+    args += [str(responses), "--output", str(work / "out.json")]
+    if source is None:
+        args += ["--profile-stages", str(stages)]
     for path in rules:
         args += ["--rules", str(path)]
-    return run_child(args, stages)
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+    return run_child(args, stages, env)
+
+
+def source_tree(commit: str) -> Path:
+    """The ``src`` directory of ``commit``, exported once under the data directory."""
+    target = DATA / f"src-{commit}"
+    if not target.exists():
+        target.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
 
 
 def substring_scan(responses: Path, work: Path) -> Measured:
@@ -134,6 +156,8 @@ def print_stages(name: str, m: Measured) -> None:
 def main() -> None:
     sizes = [int(s) for s in os.environ.get("TRUSTPROBE_BENCH_SIZES", "").split(",") if s]
     rules = ten_times_rule_files()
+    before = os.environ.get("TRUSTPROBE_BENCH_BEFORE")
+    old_source = source_tree(before) if before else None
     for count in sizes or SIZES:
         responses = responses_file(count)
         size = responses.stat().st_size / 1e6
@@ -141,9 +165,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=DATA) as tmp:
             work = Path(tmp)
             baseline = substring_scan(responses, work)
+            old = None if old_source is None else score(responses, [], work, old_source)
             builtin = score(responses, [], work)
             tenfold = score(responses, rules, work)
         print_row("substring scan", count, baseline, baseline)
+        if old is not None:
+            print_row(f"builtin {before}", count, old, baseline)
         print_row("builtin", count, builtin, baseline)
         print_row("rules x10", count, tenfold, baseline)
         print_stages("builtin", builtin)
