@@ -90,3 +90,24 @@ def test_a_sampled_geometry_says_how_many_cases_it_stands_for(make_case: CaseFac
     unsampled = observe_sample(whole, min_cases=5)
     assert unsampled is not None and unsampled.sampled_from is None
     assert unsampled.n_cases == 600 - 36
+
+
+def test_numeric_steps_run_on_one_thread_though_scikit_learn_loads_late() -> None:
+    """threadpoolctl limits only pools loaded when it is entered: in a fresh interpreter,
+    where scikit-learn is not imported yet, every pool must still be held to one thread."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from trustprobe.observability.geometry import _one_thread\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "with _one_thread():\n"
+        "    print(sorted({(i['user_api'], i['num_threads']) for i in threadpool_info()}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    pools = done.stdout.strip()
+    assert "'openmp', 1" in pools and "'blas', 1" in pools and ", 2)" not in pools, pools

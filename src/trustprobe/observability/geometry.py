@@ -78,13 +78,25 @@ class GeometryModel:
     seed: int
 
 
+def _one_thread() -> threadpool_limits:
+    """BLAS and OpenMP held to one thread, scikit-learn's OpenMP runtime loaded first.
+
+    threadpoolctl limits only the thread pools loaded when it is entered, and scikit-learn is
+    imported lazily: entered first, it would leave KMeans and the distance kernels free to
+    start a thread per core.
+    """
+    import sklearn.cluster  # noqa: F401  (loads the OpenMP runtime of the KMeans kernels)
+
+    return threadpool_limits(limits=1)
+
+
 def fit_geometry(
     texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
 ) -> GeometryModel:
     """Fit embedding and clustering on the fitting sample's texts (in input order)."""
     # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
-    with threadpool_limits(limits=1):
+    with _one_thread():
         embedding = fit_embedding(texts, seed=seed, max_features=max_features)
         vectors, _ = embedding.transform(texts)
         clusters = fit_clusters(vectors, seed=seed, n_clusters=n_clusters)
@@ -149,7 +161,7 @@ def place_cases(
     """Embed and assign a partition's cases; tallies plus one point per scored case, in order."""
     scored = [c for c in cases if c.error is None]
     verdicts = _verdicts(scored)
-    with threadpool_limits(limits=1):
+    with _one_thread():
         vectors, scatter = model.embedding.transform(case_texts(scored, verdicts))
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
     values: dict[int, list[float]] = {}
