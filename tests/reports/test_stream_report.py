@@ -105,3 +105,17 @@ def test_an_invalid_record_names_its_line_and_leaves_no_file(
         stream_report(catalog, [path], tmp_path / "report.json", detector=builtin_detector, chunk=2)
     assert "r.jsonl:8" in str(caught.value) and "sample" in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+def test_a_report_written_before_the_sample_field_still_reads(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    """Reports of earlier versions have no ``observability.sampled_from``: it reads as null."""
+    paths = _responses(tmp_path, catalog)
+    stream_report(catalog, paths, tmp_path / "new.json", detector=builtin_detector, min_cases=5)
+    data = json.loads((tmp_path / "new.json").read_text())
+    assert data["observability"].pop("sampled_from") is None
+    (tmp_path / "old.json").write_text(json.dumps(data, indent=2))
+    old = read_report(tmp_path / "old.json")
+    assert old.observability is not None and old.observability.sampled_from is None
+    assert old == read_report(tmp_path / "new.json")
