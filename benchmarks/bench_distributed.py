@@ -9,9 +9,9 @@ seed 7: refusals, partial refusals, helpful answers, leaks, 3 % harness errors. 
 Every measurement runs in a fresh subprocess, so each peak RSS (``getrusage`` ``ru_maxrss``)
 belongs to that measurement alone:
 
-* ``in-process`` (the baseline): ``load_responses`` + ``build_report`` + ``write_report_json``,
-  exactly what ``trustprobe score`` runs, pinned to one core. It holds every case in memory,
-  so it runs on the first ``--small-shards`` shards (default 4, i.e. 400,000 cases);
+* ``in-process`` (the baseline): ``stream_report``, exactly what ``trustprobe score`` runs,
+  pinned to one core, on the first ``--small-shards`` shards (default 4, i.e. 400,000 cases;
+  it streams, so its memory does not depend on that choice);
 * ``dask`` on the same small input: a ``LocalCluster`` of ``--workers`` (default 2) worker
   processes with one thread each, then ``score_shards``. Client and scheduler share the same
   two cores. Its report is checked to be byte-identical to the baseline's;
@@ -77,27 +77,24 @@ def child_in_process(directory: Path, shards: int, output: Path) -> dict[str, An
 
     from trustprobe.detectors import Detector, builtin_rule_packs
     from trustprobe.probes import builtin_probes
-    from trustprobe.reports import build_report, write_report_json
-    from trustprobe.responses import load_responses
+    from trustprobe.reports import stream_report
 
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     paths = _shards(directory, shards)
     probes, packs = builtin_probes(), builtin_rule_packs()
     started, cpu = time.perf_counter(), time.process_time()
-    loaded = load_responses(paths)
-    report = build_report(
+    report = stream_report(
         probes,
-        loaded.responses,
+        paths,
+        output,
         detector=Detector.from_packs(packs),
-        warnings=loaded.warnings,
         created_at=datetime.fromisoformat(CREATED),
         sources={"responses": [str(p) for p in paths]},
     )
-    write_report_json(report, output)
     return {
         "seconds": time.perf_counter() - started,
         "cpu_seconds": time.process_time() - cpu,
-        "cases": len(report.cases),
+        "cases": report.aggregate_metrics.counts.cases,
         "peak_rss_mb": _peak_rss_mb(),
         "sha256": _digest(output),
         "load_average": os.getloadavg()[0],

@@ -117,3 +117,32 @@ def test_probes_list_filters(trustprobe: Run) -> None:
     lines = [line for line in result.stdout.splitlines() if line.startswith("or-")]
     assert lines and all("over_refusal" in line and "low" in line for line in lines)
     assert result.stdout.strip().endswith(f"{len(lines)} probe(s)")
+
+
+def test_profile_stages_writes_cpu_and_wall_seconds_per_stage(
+    trustprobe: Run, tmp_path: Path
+) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
+    responses = write_jsonl(
+        tmp_path / "responses.jsonl",
+        [{"probe_id": f"c-{i}", "response": "Here is the summary."} for i in range(6)],
+    )
+    stages = tmp_path / "stages.json"
+    result = trustprobe(
+        "score",
+        "-p",
+        probes,
+        "-r",
+        responses,
+        "-o",
+        tmp_path / "r.json",
+        "--profile-stages",
+        stages,
+    )
+    assert result.returncode == 0, result.stderr
+    split = json.loads(stages.read_text())
+    assert list(split) == [
+        "startup", "loading", "scoring", "metrics", "observability", "report", "write"
+    ]  # fmt: skip
+    assert all(row["cpu_s"] >= 0 for row in split.values())
+    assert split["startup"]["wall_s"] is None and split["scoring"]["wall_s"] >= 0

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("sklearn", "scipy", "sqlalchemy", "fastapi", "uvicorn", "aiohttp", "jinja2")
 
 
@@ -16,3 +18,57 @@ def test_cli_entry_imports_no_heavy_library() -> None:
     )
     version, loaded = result.stdout.splitlines()
     assert version and loaded == ""
+
+
+def _modules_loaded_by(args: list[str]) -> set[str]:
+    """Top-level modules a fresh ``trustprobe *args`` has imported once it is done."""
+    code = (
+        "import sys\n"
+        "from trustprobe.cli.main import main\n"
+        f"sys.argv = ['trustprobe', *{args!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(result.stdout.splitlines()[-1].split(","))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["score", "--help"]], ids=" ".join)
+def test_help_imports_only_the_command_line_layer(args: list[str]) -> None:
+    """Help text needs no numerics, matcher or model library: it comes up at once."""
+    loaded = _modules_loaded_by(args)
+    # Not pydantic: Typer itself imports it to read a command's parameters.
+    heavy = {*HEAVY, "numpy", "re2", "yaml", "threadpoolctl", "pyarrow", "dask"}
+    assert "typer" in loaded and not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_score_imports_no_observability_library_before_it_needs_one() -> None:
+    """``score`` loads scikit-learn and SciPy only to map the failure geometry."""
+    code = (
+        "import sys\n"
+        "import trustprobe.cli.score_cmd\n"
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = set(result.stdout.splitlines()[-1].split(","))
+    assert not loaded & {"sklearn", "scipy", "jinja2"}, sorted(loaded & {"sklearn", "scipy"})
+
+
+def test_root_help_lists_each_command_with_its_own_first_line() -> None:
+    """The summaries ``--help`` shows without loading commands are the commands' own."""
+    import click
+    import typer
+
+    from trustprobe.cli.main import COMMANDS, SUMMARIES, app
+
+    group = typer.main.get_group(app)
+    context = click.Context(group)
+    loaded = {name: group.get_command(context, name) for name in COMMANDS}
+    assert {
+        name: (command.short_help or command.help or "").splitlines()[0]
+        for name, command in loaded.items()
+    } == SUMMARIES

@@ -17,6 +17,7 @@ from trustprobe.detectors import RulePack
 from trustprobe.distributed import DistributedRunError, ShardedRun, score_shards
 from trustprobe.errors import InputError
 from trustprobe.observability import embedding as embedding_module
+from trustprobe.observability import sampling as sampling_module
 from trustprobe.probes import Probe
 from trustprobe.responses import load_responses
 
@@ -39,9 +40,13 @@ def _leftovers(directory: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("block_records", "fit_sample"),
-    [(37, None), (10_000, 250)],
-    ids=["37-record-blocks-every-case-fitted", "one-block-per-shard-250-case-fitting-sample"],
+    ("block_records", "fit_sample", "floor"),
+    [(37, None, None), (10_000, 250, None), (37, 250, 6)],
+    ids=[
+        "37-record-blocks-every-case-fitted",
+        "one-block-per-shard-250-case-fitting-sample",
+        "37-record-blocks-sampled-geometry",
+    ],
 )
 def test_report_is_byte_identical_to_the_in_process_one(
     client: Client,
@@ -53,10 +58,13 @@ def test_report_is_byte_identical_to_the_in_process_one(
     monkeypatch: pytest.MonkeyPatch,
     block_records: int,
     fit_sample: int | None,
+    floor: int | None,
 ) -> None:
     expected = expected_report
-    if fit_sample is not None:  # exercise the sampled fit without 20,000 cases
+    if fit_sample is not None:  # exercise the sampled fit (and geometry) without 20,000 cases
         monkeypatch.setattr(embedding_module, "SVD_FIT_SAMPLE", fit_sample)
+        if floor is not None:
+            monkeypatch.setattr(sampling_module, "STRATUM_FLOOR", floor)
         expected = in_process_report(probes, packs, awkward_shards)
     output = tmp_path / "report.json"
     run = _score(client, probes, packs, awkward_shards, output, block_records=block_records)
@@ -67,11 +75,18 @@ def test_report_is_byte_identical_to_the_in_process_one(
     assert run.cases == len(loaded.responses) == 901
     assert run.shards == 8
     scored = sum(1 for r in loaded.responses if r.error is None)
-    assert run.points == scored == run.report.observability.n_cases  # type: ignore[union-attr]
+    observability = run.report.observability
+    assert observability is not None and run.points == observability.n_cases
     assert len(run.report.warnings) == 5  # 4 ignored repeats + 1 repaired line
-    if fit_sample is not None:
-        assert run.report.observability is not None
-        assert run.report.observability.selection_sample_size == fit_sample
+    if fit_sample is None:
+        assert run.points == scored and observability.sampled_from is None
+    else:  # above the sample size: the geometry says what it stands for
+        assert observability.sampled_from == scored
+        assert observability.selection_sample_size == fit_sample
+    if floor is None:  # 200 a stratum keeps every case of these small strata
+        assert run.points == scored
+    else:  # 250 uniform cases plus at least 6 of each (category, outcome): not every case
+        assert 250 < run.points < scored
     assert _leftovers(tmp_path) == []
 
 

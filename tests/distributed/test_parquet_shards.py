@@ -76,7 +76,7 @@ def test_row_groups_are_cut_into_blocks_of_rows(tmp_path: Path, probes: list[Pro
         (90, 100, 91, 100, 10),
         (100, 120, 101, 120, 20),
     ]
-    read = [r for block in index.blocks for r in read_block(block, frozenset())]
+    read = [r for block in index.blocks for r in read_block(block, frozenset())[0]]
     assert read == load_responses([parquet]).responses == load_responses([jsonl]).responses
     assert index.blocks[2].describe() == f"{parquet}, block 2 (rows 41-50)"
     # Candidates are placed by row index, and read back by it.
@@ -97,7 +97,7 @@ def test_plan_of_mixed_shards_reaches_the_loaders_decisions(
     assert warnings == loaded.warnings
     assert any(": row " in w and " (first at " in w for w in warnings)  # Parquet rows named
     work = block_work(indexes, duplicates)
-    assert [r for item in work for r in read_block(item.block, item.drop_lines)] == (
+    assert [r for item in work for r in read_block(item.block, item.drop_lines)[0]] == (
         loaded.responses
     )
 

@@ -13,14 +13,6 @@ from tests.distributed.conftest import CREATED, write_awkward_shards
 from trustprobe.detectors import Detector, RulePack
 from trustprobe.distributed import DistributedRunError, dask_client, expand_shards
 from trustprobe.distributed.plan import block_work, resolve_duplicates, warnings_of
-from trustprobe.distributed.report_stream import (
-    CASES,
-    CASES_DEPTH,
-    POINTS,
-    POINTS_DEPTH,
-    ReportStream,
-    render_items,
-)
 from trustprobe.distributed.shards import (
     Shard,
     ShardIndex,
@@ -32,6 +24,14 @@ from trustprobe.errors import InputError
 from trustprobe.formats import decode_jsonl_line, read_jsonl
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_report, report_json
+from trustprobe.reports.stream import (
+    CASES,
+    CASES_DEPTH,
+    POINTS,
+    POINTS_DEPTH,
+    ReportStream,
+    render_items,
+)
 from trustprobe.responses import Response, load_responses
 
 LINE = st.binary(max_size=40).filter(lambda b: b"\n" not in b) | st.sampled_from(
@@ -93,7 +93,7 @@ def test_plan_reaches_the_loaders_decisions(tmp_path: Path, probes: list[Probe])
     # loader's list of responses, in order.
     work = block_work(indexes, duplicates)
     assert sum(len(i.blocks) for i in indexes) == len(work)
-    read = [r for item in work for r in read_block(item.block, item.drop_lines)]
+    read = [r for item in work for r in read_block(item.block, item.drop_lines)[0]]
     assert read == loaded.responses
     assert [w.first_index for w in work[:3]] == [0, 16, 32]  # 16 kept records per block
     assert sum(w.expected_cases for w in work) == len(loaded.responses) == 301

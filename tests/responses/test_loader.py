@@ -88,3 +88,28 @@ def test_unknown_probe_ids_are_listed() -> None:
     responses = [Response(probe_id=p, response="x") for p in ("b", "a", "zz", "a")]
     with pytest.raises(InputError, match=r"2 unknown probe id\(s\): b, zz"):
         check_known_probes(responses, {"a"})
+
+
+def test_lines_validated_from_bytes_equal_lines_decoded_first(tmp_path: Path) -> None:
+    """The fast JSONL path gives the general path's responses and warnings, line for line."""
+    from trustprobe.responses import parse_response, response_file
+
+    lines = [
+        b'{"probe_id": "a", "response": "plain"}',
+        b"",
+        b'{"probe_id": "a", "sample": 1, "response": "lone \\ud800 surrogate"}',
+        b'{"probe_id": "b", "response": "bad \xff byte", "latency_ms": 1e999}',
+        b'{"probe_id": "b", "probe_id": "c", "sample": 2, "error": "timeout"}',
+        b"   ",
+        b'{"probe_id": "d", "response": "caf\xc3\xa9", "sample": 3}',
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    loaded = load_responses([path])
+    file = response_file(path)
+    general = [parse_response(file, record) for record in file.records()]
+    assert loaded.responses == general
+    assert loaded.warnings == [
+        f"{path}:3: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
+        f"{path}:4: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
+    ]

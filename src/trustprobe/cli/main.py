@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -50,6 +51,25 @@ COMMANDS: dict[str, Callable[[], Any]] = {
 }
 """Command name → loader of its Typer group or command function."""
 
+SUMMARIES: dict[str, str] = {
+    "db": "Create, upgrade and verify the trust store.",
+    "demo": (
+        "Scan the built-in demo agent, write the reports and record the run in the trust store."
+    ),
+    "demo-agent": "Serve an OpenAI-compatible demo agent (base URL http://HOST:PORT/v1).",
+    "diff": "Compare NEW.json against BASE.json; exit 1 when a gate fails, 0 otherwise.",
+    "keys": "Make, list and revoke API keys for the HTTP service.",
+    "probes": "List and validate probes.",
+    "report": "Render REPORT.json as one HTML file that opens from disk without any network.",
+    "reviews": "Review anomalous score swings.",
+    "scan": "Scan a live agent with probes; write responses.jsonl, report.json and report.md.",
+    "score": "Score recorded responses against probes and write the report.",
+    "serve": "Serve the v1 API (evidence in, scores, history and reviews out) until interrupted.",
+    "trust": "Composite trust: 16 dimensions, decay, jury, security gate, tiers.",
+}
+"""Command name → the first line of its help, which ``trustprobe --help`` lists without loading
+the command (a test holds each equal to the loaded command's own)."""
+
 
 def _take_verbosity(args: list[str]) -> tuple[list[str], bool, int]:
     """``args`` without ``-q``/``--quiet``/``-v``/``-vv``/``--verbose`` (up to ``--``)."""
@@ -75,10 +95,22 @@ class _LazyGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
 
+    _listing = False
+    """True while the root help is written: commands are then listed from :data:`SUMMARIES`."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is not None or cmd_name not in COMMANDS:
             return command
+        if self._listing:
+            return click.Command(cmd_name, help=SUMMARIES[cmd_name])
         loaded = COMMANDS[cmd_name]()
         if isinstance(loaded, typer.Typer):
             # A group even when it has one subcommand (``keys create``).

@@ -1,9 +1,20 @@
-"""``trustprobe score``: score recorded responses and write the report."""
+"""``trustprobe score``: score recorded responses and write the report.
+
+The scoring libraries are imported when the command runs, not when its options are read, so
+``trustprobe score --help`` comes up at once. In process, the report is streamed: responses are
+read, scored and written in chunks, so memory does not grow with the run.
+"""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -21,21 +32,13 @@ from trustprobe.cli.file_options import (
     is_stdout,
     read_inputs,
 )
-from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
 from trustprobe.errors import InputError
-from trustprobe.formats import STDIO, atomic_write_text, expand_paths
-from trustprobe.probes import Probe, load_probes
-from trustprobe.reports import (
-    Report,
-    build_report,
-    gate_exit_code,
-    print_summary,
-    render_markdown,
-    report_json,
-    run_gate,
-    write_report_html,
-)
-from trustprobe.responses import load_responses
+from trustprobe.formats import STDIO
+
+if TYPE_CHECKING:
+    from trustprobe.detectors import RulePack
+    from trustprobe.probes import Probe
+    from trustprobe.reports import Report, StageClock
 
 
 def score(
@@ -73,31 +76,55 @@ def score(
     engine: str | None = engine_option("score shards"),
     scheduler: str | None = SCHEDULER_OPTION,
     workers: int | None = WORKERS_OPTION,
+    profile_stages: Path | None = typer.Option(
+        None,
+        "--profile-stages",
+        help="Write the CPU and wall seconds of each stage of the run to this JSON file.",
+    ),
 ) -> None:
     """Score recorded responses against probes and write the report."""
+    from trustprobe.detectors import builtin_rule_packs, load_rule_pack
+    from trustprobe.formats import atomic_write_text, expand_paths
+    from trustprobe.probes import load_probes
+    from trustprobe.reports import (
+        StageClock,
+        gate_exit_code,
+        print_summary,
+        read_report,
+        render_markdown,
+        write_report_html,
+    )
+
+    clock = StageClock()
+    clock.started()  # the interpreter, the command line and the imports above
     on_cluster = wants_cluster(engine, scheduler, workers)
     to_stdout = check_stdout_outputs(output, markdown, html)
     if on_cluster and is_stdout(output):
         raise InputError("--engine dask writes --output to a file; give a path", field="--output")
     if on_cluster and STDIO in responses:
         raise InputError("--engine dask reads --responses from files, not stdin", field="-r")
-    probe_paths, rule_paths = expand_paths(probes), expand_paths(rules)
-    probe_list = load_probes(probe_paths)
-    packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rule_paths)]
+    with clock.stage("loading"):
+        probe_paths, rule_paths = expand_paths(probes), expand_paths(rules)
+        probe_list = load_probes(probe_paths)
+        packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rule_paths)]
     if on_cluster:
         report = _score_on_dask(
             probe_list, responses, packs, output, scheduler, workers, probe_paths, rule_paths,
             min_cases, seed, fail_under,
         )  # fmt: skip
     else:
-        report = _score_in_process(
-            probe_list, responses, packs, probe_paths, rule_paths, min_cases, seed, fail_under
-        )
-        _write(output, report_json(report))
+        with _report_file(output) as written:
+            report = _score_in_process(
+                probe_list, responses, packs, written, probe_paths, rule_paths, min_cases,
+                seed, fail_under, clock,
+            )  # fmt: skip
+            if html is not None:
+                # The page shows cases, which a streamed report leaves in the file: read it back.
+                write_report_html(read_report(written), html)
     if markdown is not None:
         _write(markdown, render_markdown(report))
-    if html is not None:
-        write_report_html(report, html)
+    if html is not None and on_cluster:
+        write_report_html(report if report.cases else read_report(output), html)
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}")
     # With a report on stdout, stdout holds that report and nothing else.
@@ -106,12 +133,30 @@ def score(
     for path in (output, markdown, html):
         if path is not None and not is_stdout(path):
             summary.print(f"report: {path}", soft_wrap=True)
+    if profile_stages is not None:
+        atomic_write_text(profile_stages, json.dumps(clock.as_json(), indent=2) + "\n")
     print_gate(report.gate)
     raise typer.Exit(gate_exit_code(report.gate))
 
 
+@contextmanager
+def _report_file(output: Path) -> Iterator[Path]:
+    """Where to stream the report: ``output``, or for ``-`` a temporary file copied to stdout."""
+    if not is_stdout(output):
+        yield output
+        return
+    with tempfile.TemporaryDirectory(prefix="trustprobe-report-") as folder:
+        written = Path(folder) / "report.json"
+        yield written
+        with written.open("rb") as handle:
+            shutil.copyfileobj(handle, sys.stdout.buffer, length=1 << 20)
+        sys.stdout.flush()
+
+
 def _write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, or to stdout for ``-``."""
+    from trustprobe.formats import atomic_write_text
+
     if is_stdout(path):
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -123,31 +168,37 @@ def _score_in_process(
     probes: list[Probe],
     responses: list[str],
     packs: list[RulePack],
+    output: Path,
     probe_paths: list[str],
     rule_paths: list[str],
     min_cases: int,
     seed: int,
     fail_under: float | None,
+    clock: StageClock,
 ) -> Report:
+    from trustprobe.detectors import Detector
+    from trustprobe.reports import stream_report
+
     with read_inputs(responses) as (paths, names):
-        loaded = load_responses(paths, names=names)
+        with clock.stage("loading"):
+            detector = Detector.from_packs(packs)
         shown = [names.get(p, p) for p in paths]
-    report = build_report(
-        probes,
-        loaded.responses,
-        detector=Detector.from_packs(packs),
-        warnings=loaded.warnings,
-        sources={
-            "probes": probe_paths,
-            "responses": [STDIO if name == STDIN_NAME else name for name in shown],
-            "rules": rule_paths,
-        },
-        min_cases=min_cases,
-        seed=seed,
-    )
-    return report.model_copy(
-        update={"gate": run_gate(report.aggregate_metrics, fail_under=fail_under)}
-    )
+        return stream_report(
+            probes,
+            paths,
+            output,
+            detector=detector,
+            sources={
+                "probes": probe_paths,
+                "responses": [STDIO if name == STDIN_NAME else name for name in shown],
+                "rules": rule_paths,
+            },
+            min_cases=min_cases,
+            seed=seed,
+            clock=clock,
+            names=names,
+            fail_under=fail_under,
+        )
 
 
 def _score_on_dask(

@@ -10,30 +10,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 
 from distributed import Worker, WorkerPlugin, get_worker
 
 from trustprobe.detectors import Detector, RulePack
-from trustprobe.distributed.report_stream import (
-    CASES,
-    CASES_DEPTH,
-    POINTS,
-    POINTS_DEPTH,
-    render_items,
-)
 from trustprobe.distributed.shards import Block, LineError, Shard, read_block, read_lines_at
 from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
-from trustprobe.observability import (
-    CaseText,
-    GeometryModel,
-    GeometryPartial,
-    place_cases,
-    scored_case_texts,
-)
+from trustprobe.observability import ObservabilitySample
 from trustprobe.probes import Probe, probe_set_hash
+from trustprobe.reports.stream import CASES, CASES_DEPTH, render_items
 from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
@@ -65,13 +52,8 @@ class ScorerPlugin(WorkerPlugin):
         self.probes: dict[str, Probe] = {}
 
     def setup(self, worker: Worker) -> None:
-        """Compile the rule packs, joined with the probes' signals, on this worker."""
+        """Compile the rule packs on this worker (signals in passes of their own, as in process)."""
         self.scorer = Scorer(Detector.from_packs(self.job.rule_packs), self.job.scoring)
-        # A worker scores many blocks, so one RE2 pass per response pays off at once. The joined
-        # set can exceed RE2's memory budget where the separate sets do not; as in
-        # ``Scorer.score_all``, scoring is then the same, only slower.
-        with suppress(InputError):
-            self.scorer.prepare(self.job.probes)
         self.probes = {p.id: p for p in self.job.probes}
 
     def score(self, responses: Sequence[Response]) -> list[CaseScore]:
@@ -96,15 +78,14 @@ def _plugin(name: str) -> ScorerPlugin:
 
 @dataclass(frozen=True)
 class BlockResult:
-    """A scored block: its partials and its rendered cases and points, or the error it hit."""
+    """A scored block: its metric partial, its strata picks and its rendered cases, or an error."""
 
     block: Block
     cases: int = 0
     metrics: MetricsPartial | None = None
-    geometry: GeometryPartial | None = None
-    points: int = 0
+    strata: ObservabilitySample | None = None
+    """The block's smallest draws per (category, outcome), kept as (shard, line, offset)."""
     cases_json: bytes = b""
-    points_json: bytes = b""
     error: LineError | None = None
 
 
@@ -114,34 +95,36 @@ def score_block(
     drop_lines: frozenset[int],
     first_index: int,
     worst_n: int,
-    model: GeometryModel | None,
+    seed: int,
+    floor: int,
 ) -> BlockResult:
-    """Score one block: metric and geometry partials plus its cases and points as JSON text."""
+    """Score one block: its metric partial, strata picks of the sample, cases as JSON text.
+
+    The uniform part of the observability sample comes from the index pass; what the block
+    adds is, per (category, outcome) stratum, its ``floor`` cases with the smallest draws.
+    """
     try:
-        responses = read_block(block, drop_lines)
+        responses, places = read_block(block, drop_lines)
     except InputError as error:
         return BlockResult(block=block, error=LineError.of(error))
     cases = _plugin(plugin).score(responses)
-    metrics = metrics_partial(cases, worst_n=worst_n, first_index=first_index)
-    geometry, points = (None, []) if model is None else place_cases(model, cases)
+    strata = ObservabilitySample(seed, size=0, floor=floor)
+    strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
     return BlockResult(
         block=block,
         cases=len(cases),
-        metrics=metrics,
-        geometry=geometry,
-        points=len(points),
+        metrics=metrics_partial(cases, worst_n=worst_n, first_index=first_index),
+        strata=strata,
         cases_json=render_items(CASES, cases, CASES_DEPTH),
-        points_json=render_items(POINTS, points, POINTS_DEPTH),
     )
 
 
-def sample_texts(
+def score_records(
     plugin: str, shard: Shard, places: Sequence[tuple[int, int]]
-) -> list[tuple[int, CaseText]] | LineError:
-    """Score the fitting-sample records at (line, offset) ``places``; their texts by line."""
+) -> list[CaseScore] | LineError:
+    """Score the records at (line, offset) ``places`` again (the observability sample)."""
     try:
         responses = read_lines_at(shard, places)
     except InputError as error:
         return LineError.of(error)
-    cases = _plugin(plugin).score(responses)
-    return [(line, text) for (line, _), text in zip(places, scored_case_texts(cases), strict=True)]
+    return _plugin(plugin).score(responses)

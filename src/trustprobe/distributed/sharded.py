@@ -3,16 +3,17 @@
 Three passes over the input, each a set of tasks:
 
 1. **index** — one task per shard (:func:`~trustprobe.distributed.shards.index_shard`):
-   validation, blocks, duplicates, fitting-sample candidates;
-2. **sample** — the fitting sample's records are re-read by offset and scored, and the
-   client fits the observability model on their texts;
-3. **score** — one task per block (:func:`~trustprobe.distributed.job.score_block`): score,
-   tally metric and geometry partials, render cases and points. The client consumes blocks in
-   order, a bounded number in flight, appending their text to the report as it arrives.
+   validation, blocks, duplicates, the candidates of the observability sample's uniform part;
+2. **score** — one task per block (:func:`~trustprobe.distributed.job.score_block`): score,
+   tally the metric partial, pick the block's cases of each (category, outcome) stratum with
+   the smallest draws, render the cases. The client consumes blocks in order, a bounded
+   number in flight, appending their text to the report as it arrives;
+3. **sample** — the observability sample's records (uniform part and strata picks) are
+   re-read by offset and scored, and the client maps their geometry.
 
-The report's metrics and observability come from the merged partials through the same
-``finalize_metrics`` / ``finalize_geometry`` as ``build_report`` uses, so nothing but the
-creation time can differ from an in-process run over the same files.
+The report's metrics and observability come through the same ``finalize_metrics`` /
+``observe_cases`` as ``build_report`` uses, over the same sample, so nothing but the creation
+time can differ from an in-process run over the same files.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from trustprobe.distributed.job import (
     ScorerPlugin,
     ScoringJob,
     plugin_name,
-    sample_texts,
     score_block,
+    score_records,
 )
 from trustprobe.distributed.plan import (
     BlockWork,
@@ -48,7 +49,6 @@ from trustprobe.distributed.plan import (
     resolve_duplicates,
     warnings_of,
 )
-from trustprobe.distributed.report_stream import ReportStream
 from trustprobe.distributed.shards import (
     BLOCK_RECORDS,
     LineError,
@@ -61,17 +61,16 @@ from trustprobe.distributed.shards import (
 from trustprobe.errors import ClusterError
 from trustprobe.metrics import MetricsPartial, finalize_metrics
 from trustprobe.observability import (
-    CaseText,
-    GeometryModel,
-    GeometryPartial,
-    finalize_geometry,
-    fit_geometry,
+    Observability,
+    ObservabilitySample,
     fit_sample_size,
+    observe_cases,
 )
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_provenance, run_gate
+from trustprobe.reports.stream import POINTS, POINTS_DEPTH, ReportStream, render_items
 from trustprobe.responses import Response, check_known_probes
-from trustprobe.scoring import ScoringConfig
+from trustprobe.scoring import CaseScore, ScoringConfig
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -96,17 +95,11 @@ class ShardedRun:
     cases: int
     """Cases written: every kept record of every shard, counted in and out."""
     points: int
-    """Observability points written (one per scored case, or 0 without observability)."""
+    """Observability points written (one per sampled case, or 0 without observability)."""
 
 
 Progress = Callable[[int, int], None]
 """Called with (blocks done, blocks in all) as the scoring pass advances."""
-
-
-def _keep(model: GeometryModel) -> GeometryModel:
-    # A task, not scattered data: if every worker holding the model dies, the scheduler can
-    # run this again from its spec, where scattered data would be lost with the run.
-    return model
 
 
 def _gather(client: Client, futures: Sequence[Future[T]], what: str) -> list[T]:
@@ -138,42 +131,52 @@ def _locate(client: Client, token: str) -> Locate:
     return locate
 
 
-def _fitting_sample(
-    client: Client, plugin: str, indexes: Sequence[ShardIndex], token: str
-) -> list[CaseText] | None:
-    """Texts of the fitting sample, in input order (shard, then line).
+Place = tuple[int, int, int]
+"""Where a record is: (shard position, line number, start)."""
 
-    The sample is the records with the smallest draws over the run (ties by position); each
-    shard offered its own smallest, so the run's smallest are among them. ``None`` when a
-    sampled record is invalid (the caller then looks for the first invalid line).
+
+def _uniform_places(indexes: Sequence[ShardIndex]) -> set[Place]:
+    """The uniform part of the observability sample: the smallest draws over the run.
+
+    Each shard offered its own smallest (ties by line), so the run's are among them.
     """
     shard = np.concatenate([np.full(len(i.candidates), p) for p, i in enumerate(indexes)])
     priority = np.concatenate([i.candidates.priority for i in indexes])
     line = np.concatenate([i.candidates.line for i in indexes])
     offset = np.concatenate([i.candidates.offset for i in indexes])
     chosen = np.lexsort((line, shard, priority))[: fit_sample_size()]
-    chosen = chosen[np.lexsort((line[chosen], shard[chosen]))]
-    places: dict[int, list[tuple[int, int]]] = {}
-    for position, number, where in zip(
-        shard[chosen].tolist(), line[chosen].tolist(), offset[chosen].tolist(), strict=True
-    ):
-        places.setdefault(position, []).append((number, where))
+    return set(
+        zip(shard[chosen].tolist(), line[chosen].tolist(), offset[chosen].tolist(), strict=True)
+    )
+
+
+def _sample_cases(
+    client: Client, plugin: str, indexes: Sequence[ShardIndex], places: set[Place], token: str
+) -> list[CaseScore] | None:
+    """The sampled records scored again, in run order (shard, then line).
+
+    ``None`` when a sampled record is invalid (the caller then looks for the first invalid
+    line).
+    """
+    by_shard: dict[int, list[tuple[int, int]]] = {}
+    for position, number, where in sorted(places):
+        by_shard.setdefault(position, []).append((number, where))
     futures = [
         client.submit(
-            sample_texts,
+            score_records,
             plugin,
             indexes[position].shard,
             where,
             key=f"trustprobe-sample-{token}-{position}",
         )
-        for position, where in sorted(places.items())
+        for position, where in sorted(by_shard.items())
     ]
-    texts: list[CaseText] = []
-    for result in _gather(client, futures, "scoring the fitting sample"):
+    cases: list[CaseScore] = []
+    for result in _gather(client, futures, "scoring the observability sample"):
         if isinstance(result, LineError):
             return None
-        texts.extend(text for _, text in result)
-    return texts
+        cases.extend(result)
+    return cases
 
 
 def _score_blocks(
@@ -182,13 +185,13 @@ def _score_blocks(
     *,
     plugin: str,
     worst_n: int,
-    model: Future[GeometryModel] | None,
+    seed: int,
     stream: ReportStream,
     token: str,
     max_in_flight: int,
     busy_target: int,
     progress: Progress | None,
-) -> tuple[MetricsPartial, GeometryPartial]:
+) -> tuple[MetricsPartial, ObservabilitySample]:
     """Score every block, writing results in block order as they become available.
 
     New blocks are submitted whenever any block finishes, so no worker waits for the client to
@@ -197,7 +200,7 @@ def _score_blocks(
     """
     # Merged as blocks arrive, so the client holds one partial of each kind, not one per block.
     metrics = MetricsPartial(worst_n=worst_n)
-    geometry = GeometryPartial()
+    strata = ObservabilitySample(seed, size=0)
     futures: dict[int, Future[BlockResult]] = {}
     numbers: dict[str, int] = {}
     finished: set[int] = set()
@@ -220,7 +223,8 @@ def _score_blocks(
                 item.drop_lines,
                 item.first_index,
                 worst_n,
-                model,
+                seed,
+                strata.floor,
                 key=key,
                 priority=-submitted,
             )
@@ -237,11 +241,11 @@ def _score_blocks(
             while written in finished:
                 result = _block_result(work[written], futures.pop(written))
                 finished.discard(written)
-                stream.add(result.cases_json, result.cases, result.points_json, result.points)
+                stream.add(result.cases_json, result.cases, b"", 0)
                 assert result.metrics is not None  # checked by _block_result
                 metrics = metrics.merge(result.metrics)
-                if result.geometry is not None:
-                    geometry = geometry.merge(result.geometry)
+                if result.strata is not None:
+                    strata.merge(result.strata)
                 written += 1
                 if progress is not None:
                     progress(written, len(work))
@@ -254,7 +258,7 @@ def _score_blocks(
         raise DistributedRunError(
             f"{written} of {len(work)} blocks came back; no report was written"
         )
-    return metrics, geometry
+    return metrics, strata
 
 
 def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
@@ -276,6 +280,39 @@ def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
             f" {item.expected_cases} records went in; no report was written"
         )
     return result
+
+
+def _observability(
+    client: Client,
+    plugin: str,
+    plan: _Plan,
+    strata: ObservabilitySample,
+    shards: Sequence[Shard],
+    *,
+    token: str,
+    total_cases: int,
+    seed: int,
+    min_cases: int,
+) -> Observability | None:
+    """The run's geometry from its sample: the uniform part and every stratum's picks."""
+    if plan.scored < min_cases:
+        return None
+    places = _uniform_places(plan.indexes) | set(strata.cases())
+    cases = _sample_cases(client, plugin, plan.indexes, places, token)
+    if cases is None:
+        _check_results(plan.index(shards, {}, validate=True))
+        raise DistributedRunError(
+            "a sampled record could not be read again though every line validates;"
+            " did a shard change during the run? No report was written"
+        )
+    return observe_cases(
+        cases,
+        seed=seed,
+        scored=plan.scored,
+        harness_errors=total_cases - plan.scored,
+        min_cases=min_cases,
+        max_features=MAX_FEATURES,
+    )
 
 
 @dataclass(frozen=True)
@@ -432,45 +469,22 @@ def score_shards(
     )
     token = uuid.uuid4().hex[:12]
     plan = _plan(client, probes, shards, seed=seed, block_records=block_records, token=token)
-    indexes, work, scored = plan.indexes, plan.work, plan.scored
+    work = plan.work
     total_cases = sum(item.expected_cases for item in work)
 
     job = ScoringJob(tuple(probes), tuple(rule_packs), scoring, detector.digest)
     plugin = plugin_name(job.digest(), token)
     client.register_plugin(ScorerPlugin(job), name=plugin)
     try:
-        model: GeometryModel | None = None
-        if scored >= min_cases:
-            started = time.perf_counter()
-            texts = _fitting_sample(client, plugin, indexes, token)
-            if texts is None:
-                _check_results(plan.index(shards, {}, validate=True))
-                raise DistributedRunError(
-                    "a sampled record could not be read again though every line validates;"
-                    " did a shard change during the run? No report was written"
-                )
-            sampled = time.perf_counter()
-            model = fit_geometry(texts, seed=seed, n_clusters=None, max_features=MAX_FEATURES)
-            logger.info(
-                "fitting sample of %d scored in %.2f s, model fitted in %.2f s",
-                len(texts),
-                sampled - started,
-                time.perf_counter() - sampled,
-            )
         threads = sum(client.nthreads().values()) or 1
         with ReportStream(output, head) as stream:
-            shared = (
-                None
-                if model is None
-                else client.submit(_keep, model, key=f"trustprobe-model-{token}")
-            )
             started = time.perf_counter()
-            metrics, geometry = _score_blocks(
+            metrics, strata = _score_blocks(
                 client,
                 work,
                 plugin=plugin,
                 worst_n=worst_n,
-                model=shared,
+                seed=seed,
                 stream=stream,
                 token=token,
                 max_in_flight=max_in_flight or max(4, 4 * threads),
@@ -483,14 +497,16 @@ def score_shards(
                     f"{stream.cases} cases were written where {total_cases} records went in;"
                     " no report was written"
                 )
-            observability = None
-            if model is not None:
-                if stream.points != scored or geometry.n_cases != scored:
-                    raise DistributedRunError(
-                        f"{stream.points} observability points were written for {scored}"
-                        " scored cases; no report was written"
-                    )
-                observability = finalize_geometry(model, geometry, [])
+            started = time.perf_counter()
+            observability = _observability(
+                client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
+                seed=seed, min_cases=min_cases,
+            )  # fmt: skip
+            logger.info("observability mapped in %.2f s", time.perf_counter() - started)
+            placed = 0 if observability is None else len(observability.points)
+            if observability is not None:
+                stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)
+                observability = observability.model_copy(update={"points": []})
             aggregate = finalize_metrics(metrics, missing_probe_ids=plan.missing)
             report = head.model_copy(
                 update={

@@ -357,16 +357,23 @@ def locate_keys(shard: Shard, keys: frozenset[tuple[str, int]]) -> dict[tuple[st
     return found
 
 
-def read_block(block: Block, drop_lines: frozenset[int]) -> list[Response]:
-    """The block's responses in file order, without the dropped (duplicate) lines."""
+def read_block(
+    block: Block, drop_lines: frozenset[int]
+) -> tuple[list[Response], list[tuple[int, int]]]:
+    """The block's responses in file order, without the dropped (duplicate) lines.
+
+    With each, its (line number, start) place, to read it again (:func:`read_lines_at`).
+    """
     file = block.shard.file()
     responses: list[Response] = []
+    places: list[tuple[int, int]] = []
     for record in file.records(block.start, block.stop, block.first_line):
         # A dropped repeat is still validated: the in-process loader refuses an invalid one.
         response = parse_response(file, record)
         if record.number not in drop_lines:
             responses.append(response)
-    return responses
+            places.append((record.number, record.start))
+    return responses, places
 
 
 def read_lines_at(shard: Shard, places: Sequence[tuple[int, int]]) -> list[Response]:

@@ -1,6 +1,6 @@
 """Reading and writing the project's file formats safely."""
 
-from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text
+from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text, writable_target
 from trustprobe.formats.canonical import canonical_json, sha256_hex
 from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
@@ -48,4 +48,5 @@ __all__ = [
     "show_invisible",
     "utc_text",
     "validation_error_to_input_error",
+    "writable_target",
 ]

@@ -39,15 +39,26 @@ class JsonlFile(RecordFile):
         columns: frozenset[str] | None = None,
     ) -> Iterator[Record]:
         """Each non-blank line whose first byte lies in ``[start, stop)`` (see the base class)."""
+        for number, offset, raw in self.lines(start, stop, first):
+            decoded = decode_jsonl_line(raw, self.name, number)
+            if decoded is not None:
+                yield Record(number, offset, offset + len(raw), *decoded)
+
+    def lines(
+        self, start: int = 0, stop: int | None = None, first: int = 1
+    ) -> Iterator[tuple[int, int, bytes]]:
+        """(line number, byte offset, bytes) of each line, blank ones included, undecoded.
+
+        For readers that validate a line's bytes straight into a model and decode it with
+        :func:`decode_jsonl_line` only when that fails (to name the error or repair UTF-8).
+        """
         with self._open() as handle:
             handle.seek(start)
             offset, number = start, first
             for raw in handle:
                 if stop is not None and offset >= stop:
                     return
-                decoded = decode_jsonl_line(raw, self.name, number)
-                if decoded is not None:
-                    yield Record(number, offset, offset + len(raw), *decoded)
+                yield number, offset, raw
                 offset += len(raw)
                 number += 1
 

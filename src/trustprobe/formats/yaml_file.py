@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from trustprobe.errors import InputError
+
+if TYPE_CHECKING:  # imported on use: the command line's --help reads no YAML
+    import yaml
 
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
@@ -22,6 +23,8 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         raise InputError("file is not valid UTF-8", path=path) from exc
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
+    import yaml
+
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from scipy.stats import binomtest
-from scipy.stats import t as student_t
-
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import ConfidenceInterval
 
@@ -35,6 +32,8 @@ def wilson_interval(
         return None
     # scipy's Wilson interval is the reference implementation; its bounds can land a rounding
     # error outside [0, 1] at k = 0 or k = n, which a rate interval must never do.
+    from scipy.stats import binomtest  # SciPy takes a second to import: only when needed
+
     ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return ConfidenceInterval(
         lower=_clip01(float(ci.low)), upper=_clip01(float(ci.high)), confidence=confidence
@@ -57,6 +56,8 @@ def mean_interval(values: Distribution, *, confidence: float = 0.95) -> Confiden
     mean, error = values.mean(), values.standard_error()
     if mean is None or error is None:
         return None
+    from scipy.stats import t as student_t
+
     half = float(student_t.ppf((1 + confidence) / 2, values.n - 1)) * error
     return ConfidenceInterval(
         lower=_clip01(mean - half), upper=_clip01(mean + half), confidence=confidence

@@ -4,11 +4,11 @@
 partition, ``merge_geometry`` and ``finalize_geometry``: one code path for both engines.
 """
 
+from trustprobe.observability.build import build_observability, observe_cases, observe_sample
 from trustprobe.observability.embedding import CaseText
 from trustprobe.observability.geometry import (
     GeometryModel,
     GeometryPartial,
-    build_observability,
     check_settings,
     finalize_geometry,
     fit_geometry,
@@ -27,6 +27,7 @@ from trustprobe.observability.models import (
     ObservabilityPoint,
     SilhouetteScore,
 )
+from trustprobe.observability.sampling import SAMPLE_SIZE, STRATUM_FLOOR, ObservabilitySample
 
 __all__ = [
     "CaseText",
@@ -37,6 +38,9 @@ __all__ = [
     "NormalizedMutualInformation",
     "Observability",
     "ObservabilityPoint",
+    "ObservabilitySample",
+    "SAMPLE_SIZE",
+    "STRATUM_FLOOR",
     "SilhouetteScore",
     "build_observability",
     "check_settings",
@@ -45,6 +49,8 @@ __all__ = [
     "fit_sample_positions",
     "fit_sample_size",
     "merge_geometry",
+    "observe_cases",
+    "observe_sample",
     "place_cases",
     "sample_priority",
     "scored_case_texts",

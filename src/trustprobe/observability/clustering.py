@@ -8,12 +8,13 @@ partition it was processed in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.cluster import KMeans, MiniBatchKMeans
-from sklearn.metrics import silhouette_score
+
+if TYPE_CHECKING:  # scikit-learn takes a second to import: only when a geometry is fitted
+    from sklearn.cluster import KMeans, MiniBatchKMeans
 
 MAX_CLUSTERS: Final = 10
 """Largest k the silhouette scan tries."""
@@ -49,6 +50,8 @@ class ClusterModel:
 
 
 def _fit_kmeans(vectors: NDArray[np.floating], k: int, seed: int) -> KMeans | MiniBatchKMeans:
+    from sklearn.cluster import KMeans, MiniBatchKMeans
+
     if len(vectors) <= FULL_KMEANS_LIMIT:
         return KMeans(n_clusters=k, n_init=KMEANS_INIT, random_state=seed).fit(vectors)
     return MiniBatchKMeans(
@@ -65,6 +68,8 @@ def _silhouette(vectors: NDArray[np.floating], labels: NDArray[np.intp]) -> floa
     # Defined only for 2 <= clusters <= points - 1.
     if not 2 <= len(np.unique(labels)) <= len(vectors) - 1:
         return None
+    from sklearn.metrics import silhouette_score
+
     return float(silhouette_score(vectors, labels))
 
 

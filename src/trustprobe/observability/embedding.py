@@ -8,14 +8,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
-from sklearn.preprocessing import normalize
+
+if TYPE_CHECKING:  # SciPy and scikit-learn take seconds to import: only when a geometry is made
+    import scipy.sparse as sp
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
 from trustprobe.scoring.models import CaseScore
 
@@ -112,6 +113,8 @@ def _count_matrix(
     Without ``vectorizer`` the vocabulary is learnt from the parts; with a fitted one, its
     vocabulary is used and other terms are ignored.
     """
+    import scipy.sparse as sp
+
     distinct: list[str] = []
     inverses: list[NDArray[np.intp]] = []
     for texts in fields:
@@ -132,6 +135,8 @@ def _count_matrix(
 
 
 def _vectorizer(vocabulary: Sequence[str] | None = None) -> CountVectorizer:
+    from sklearn.feature_extraction.text import CountVectorizer
+
     return CountVectorizer(
         token_pattern=_TOKEN_PATTERN, stop_words="english", dtype=np.float32, vocabulary=vocabulary
     )
@@ -141,6 +146,8 @@ def _limit_features(
     counts: sp.csr_matrix, terms: NDArray[np.str_], max_features: int
 ) -> tuple[sp.csr_matrix, NDArray[np.str_]]:
     """Keep the ``max_features`` most frequent terms over the run (ties by term)."""
+    import scipy.sparse as sp
+
     if len(terms) <= max_features:
         return counts, terms
     totals = np.asarray(counts.sum(axis=0)).ravel()
@@ -175,11 +182,15 @@ class EmbeddingModel:
 
     def tfidf_rows(self, texts: Sequence[CaseText]) -> sp.csr_matrix:
         """TF-IDF rows of ``texts`` (one per case, columns in :attr:`terms` order)."""
+        import scipy.sparse as sp
+
         counts, _ = _count_matrix(list(zip(*texts, strict=True)), self.vectorizer)
         return sp.csr_matrix(self.tfidf.transform(counts))
 
     def embed(self, tfidf: sp.csr_matrix) -> NDArray[np.floating]:
         """Unit-length embedding rows of TF-IDF rows."""
+        from sklearn.preprocessing import normalize
+
         return np.asarray(normalize(self.svd.transform(tfidf)))
 
     def transform(
@@ -200,6 +211,8 @@ class EmbeddingModel:
 
 
 def _fit_svd(matrix: sp.csr_matrix, dimensions: int, seed: int) -> TruncatedSVD:
+    from sklearn.decomposition import TruncatedSVD
+
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", random_state=seed)
     # When every row is the same the total variance is 0 and sklearn's explained-variance
     # ratio divides 0 by 0; that ratio is unused here, the components are still valid.
@@ -213,6 +226,9 @@ def fit_embedding(texts: Sequence[CaseText], *, seed: int, max_features: int) ->
 
     The vocabulary keeps the ``max_features`` terms most frequent over the sample.
     """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfTransformer
+
     n = len(texts)
     if n == 0:
         raise ValueError("the fitting sample is empty")

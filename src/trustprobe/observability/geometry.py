@@ -14,15 +14,15 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
-from scipy.stats import entropy
-from sklearn.metrics import mutual_info_score
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+if TYPE_CHECKING:  # SciPy takes seconds to import: only when a geometry is made
+    import scipy.sparse as sp
 
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.observability import embedding as embedding_module
@@ -88,13 +88,25 @@ class GeometryModel:
     """Per cluster id, the terms that name it (:func:`cluster_top_terms`)."""
 
 
+def _one_thread() -> threadpool_limits:
+    """BLAS and OpenMP held to one thread, scikit-learn's OpenMP runtime loaded first.
+
+    threadpoolctl limits only the thread pools loaded when it is entered, and scikit-learn is
+    imported lazily: entered first, it would leave KMeans and the distance kernels free to
+    start a thread per core.
+    """
+    import sklearn.cluster  # noqa: F401  (loads the OpenMP runtime of the KMeans kernels)
+
+    return threadpool_limits(limits=1)
+
+
 def fit_geometry(
     texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
 ) -> GeometryModel:
     """Fit embedding and clustering on the fitting sample's texts (in input order)."""
     # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
-    with threadpool_limits(limits=1):
+    with _one_thread():
         embedding = fit_embedding(texts, seed=seed, max_features=max_features)
         tfidf = embedding.tfidf_rows(texts)
         clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
@@ -154,16 +166,18 @@ def merge_geometry(partials: Iterable[GeometryPartial]) -> GeometryPartial:
     return merged
 
 
+def case_verdict(case: CaseScore) -> tuple[bool, float]:
+    """A scored case's (passed, risk score); ``ValueError`` if it lacks either."""
+    if case.passed is None or case.risk_score is None:
+        raise ValueError(
+            f"probe '{case.probe_id}' sample {case.sample} has no harness error but lacks"
+            " a verdict (passed and risk_score must be set)"
+        )
+    return case.passed, case.risk_score
+
+
 def _verdicts(cases: Sequence[CaseScore]) -> list[tuple[bool, float]]:
-    verdicts: list[tuple[bool, float]] = []
-    for case in cases:
-        if case.passed is None or case.risk_score is None:
-            raise ValueError(
-                f"probe '{case.probe_id}' sample {case.sample} has no harness error but lacks"
-                " a verdict (passed and risk_score must be set)"
-            )
-        verdicts.append((case.passed, case.risk_score))
-    return verdicts
+    return [case_verdict(case) for case in cases]
 
 
 def scored_case_texts(cases: Sequence[CaseScore]) -> list[CaseText]:
@@ -177,7 +191,7 @@ def place_cases(
     """Embed and assign a partition's cases; tallies plus one point per scored case, in order."""
     scored = [c for c in cases if c.error is None]
     verdicts = _verdicts(scored)
-    with threadpool_limits(limits=1):
+    with _one_thread():
         vectors, scatter = model.embedding.transform(case_texts(scored, verdicts))
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
     values: dict[int, list[float]] = {}
@@ -221,6 +235,8 @@ def _table(partial: GeometryPartial, kind: str, k: int) -> tuple[list[str], NDAr
 
 
 def _entropy(counts: NDArray[np.int64]) -> float:
+    from scipy.stats import entropy  # SciPy takes a second to import: only when needed
+
     present = counts[counts > 0]
     return float(entropy(present.astype(np.float64)))
 
@@ -265,9 +281,18 @@ def _summary(
 
 
 def finalize_geometry(
-    model: GeometryModel, partial: GeometryPartial, points: Sequence[ObservabilityPoint]
+    model: GeometryModel,
+    partial: GeometryPartial,
+    points: Sequence[ObservabilityPoint],
+    *,
+    sampled_from: int | None = None,
 ) -> Observability:
-    """The report's observability from the merged partial and every point, in input order."""
+    """The report's observability from the merged partial and every point, in input order.
+
+    ``sampled_from`` is the run's count of scored cases when the partial covers a sample.
+    """
+    from sklearn.metrics import mutual_info_score
+
     k = model.clusters.k
     tables = {kind: _table(partial, kind, k) for kind in LABELS}
     mi = {
@@ -277,6 +302,7 @@ def finalize_geometry(
     nmi = {kind: _nmi(table, mi[kind]) for kind, (_, table) in tables.items()}
     return Observability(
         n_cases=partial.n_cases,
+        sampled_from=sampled_from,
         excluded_harness_errors=partial.excluded_harness_errors,
         seed=model.seed,
         vocabulary_size=len(model.embedding.terms),
@@ -307,42 +333,3 @@ def check_settings(*, min_cases: int, n_clusters: int | None, max_features: int)
         raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
     if max_features < 4:
         raise ValueError(f"max_features must be >= 4 (one term per label kind), got {max_features}")
-
-
-def build_observability(
-    cases: Sequence[CaseScore],
-    *,
-    min_cases: int = 5,
-    seed: int = 0,
-    n_clusters: int | None = None,
-    max_features: int = 5000,
-) -> Observability | None:
-    """Embed scored cases, cluster them and measure what the clusters align with.
-
-    Harness-error cases are left out. Returns ``None`` when fewer than ``min_cases`` scored
-    cases remain (and always for zero): too few points for a geometry worth reading.
-
-    Args:
-        cases: Scored cases of one run.
-        min_cases: Scored cases needed before anything is computed.
-        seed: Seed of sampling, SVD and KMeans; same input and seed give the same output.
-        n_clusters: Number of clusters; ``None`` chooses it by silhouette (docs/observability.md).
-        max_features: Largest TF-IDF vocabulary, most frequent terms first.
-
-    Raises:
-        ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
-    """
-    check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
-    scored = [c for c in cases if c.error is None]
-    if len(scored) < min_cases:
-        return None
-    _verdicts(scored)  # refuse a verdict-less case before any work
-    positions = fit_sample_positions([(c.probe_id, c.sample) for c in scored], seed=seed)
-    model = fit_geometry(
-        scored_case_texts([scored[i] for i in positions]),
-        seed=seed,
-        n_clusters=n_clusters,
-        max_features=max_features,
-    )
-    partial, points = place_cases(model, cases)
-    return finalize_geometry(model, partial, points)

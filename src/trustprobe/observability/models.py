@@ -93,7 +93,10 @@ class Observability(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     n_cases: int
-    """Scored cases embedded (harness errors excluded)."""
+    """Scored cases embedded (harness errors excluded): all of them, or the sample's."""
+    sampled_from: int | None = None
+    """The run's scored cases when the geometry is computed from a sample of them (above
+    20,000, docs/observability.md); null when every scored case is embedded."""
     excluded_harness_errors: int
     """Harness-error cases left out of the geometry."""
     seed: int

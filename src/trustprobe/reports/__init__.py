@@ -1,6 +1,6 @@
 """Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
-from trustprobe.reports.build import build_provenance, build_report
+from trustprobe.reports.build import build_provenance, build_report, stream_report
 from trustprobe.reports.gate import DEFAULT_MAX_HARNESS_ERROR_SHARE, gate_exit_code, run_gate
 from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
 from trustprobe.reports.loading import read_report, read_report_pair
@@ -13,6 +13,7 @@ from trustprobe.reports.models import (
     Report,
 )
 from trustprobe.reports.render import print_summary, render_markdown
+from trustprobe.reports.stages import StageClock
 from trustprobe.reports.target import ReportTarget, redact_url
 from trustprobe.reports.worst import WorstProbe, worst_probes
 from trustprobe.reports.writers import report_json, write_report_json
@@ -27,6 +28,7 @@ __all__ = [
     "Report",
     "ReportTarget",
     "SCHEMA_VERSION",
+    "StageClock",
     "WorstProbe",
     "build_provenance",
     "build_report",
@@ -40,6 +42,7 @@ __all__ = [
     "render_report_html",
     "report_json",
     "run_gate",
+    "stream_report",
     "worst_probes",
     "write_report_html",
     "write_report_json",

@@ -1,20 +1,40 @@
-"""Assemble a :class:`Report` from probes, responses and a rule set."""
+"""Assemble a :class:`Report` from probes, responses and a rule set, in memory or streaming."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from trustprobe import __version__
 from trustprobe.detectors import Detector
-from trustprobe.metrics import aggregate_metrics
-from trustprobe.observability import build_observability
+from trustprobe.metrics import MetricsPartial, aggregate_metrics, finalize_metrics, metrics_partial
+from trustprobe.observability import ObservabilitySample, build_observability, observe_sample
 from trustprobe.probes import Probe, probe_set_hash
+from trustprobe.reports.gate import run_gate
 from trustprobe.reports.models import Provenance, Report
+from trustprobe.reports.stages import StageClock
+from trustprobe.reports.stream import (
+    CASES,
+    CASES_DEPTH,
+    POINTS,
+    POINTS_DEPTH,
+    ReportStream,
+    render_items,
+)
 from trustprobe.reports.target import ReportTarget
-from trustprobe.responses import Response, check_known_probes
+from trustprobe.responses import (
+    CHUNK_RESPONSES,
+    Response,
+    check_known_probes,
+    read_responses,
+    unknown_probes_error,
+)
 from trustprobe.scoring import Scorer, ScoringConfig
+
+T = TypeVar("T")
 
 
 def build_report(
@@ -31,12 +51,15 @@ def build_report(
     seed: int = 0,
     worst_n: int = 10,
     target: ReportTarget | None = None,
+    clock: StageClock | None = None,
 ) -> Report:
     """Score every response, aggregate run metrics and map the failure geometry.
 
     A response for an unknown probe is an error (raised as ``InputError``); a probe without any
-    response is reported as missing, never dropped.
+    response is reported as missing, never dropped. ``clock`` times the stages, if given.
     """
+    stage = _stages(clock)
+
     check_known_probes(responses, {p.id for p in probes})
     scoring = scoring or ScoringConfig()
     provenance = build_provenance(
@@ -50,17 +73,143 @@ def build_report(
         seed=seed,
         worst_n=worst_n,
     )
-    cases = Scorer(detector, scoring).score_all(probes, responses)
+    with stage("scoring"):
+        cases = Scorer(detector, scoring).score_all(probes, responses)
     answered = {r.probe_id for r in responses}
     missing = [p.id for p in probes if p.id not in answered]
+    with stage("metrics"):
+        metrics = aggregate_metrics(cases, missing_probe_ids=missing, worst_n=worst_n)
+    with stage("observability"):
+        observability = build_observability(cases, min_cases=min_cases, seed=seed)
     return Report(
         provenance=provenance,
         target=target,
         cases=cases,
-        aggregate_metrics=aggregate_metrics(cases, missing_probe_ids=missing, worst_n=worst_n),
-        observability=build_observability(cases, min_cases=min_cases, seed=seed),
+        aggregate_metrics=metrics,
+        observability=observability,
         warnings=list(warnings),
     )
+
+
+def _stages(clock: StageClock | None) -> Any:
+    """``clock.stage``, or a stand-in that times nothing."""
+    if clock is not None:
+        return clock.stage
+
+    def untimed(name: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    return untimed
+
+
+def _timed(items: Iterator[T], stage: Any, name: str) -> Iterator[T]:
+    """``items``, the time spent producing each counted to stage ``name``."""
+    while True:
+        with stage(name):
+            item = next(items, None)
+        if item is None:
+            return
+        yield item
+
+
+def stream_report(
+    probes: Sequence[Probe],
+    responses: Sequence[str | Path],
+    output: str | Path,
+    *,
+    detector: Detector,
+    scoring: ScoringConfig | None = None,
+    config: Mapping[str, Any] | None = None,
+    created_at: datetime | None = None,
+    sources: Mapping[str, Sequence[str]] | None = None,
+    min_cases: int = 5,
+    seed: int = 0,
+    worst_n: int = 10,
+    chunk: int = CHUNK_RESPONSES,
+    clock: StageClock | None = None,
+    target: ReportTarget | None = None,
+    names: Mapping[str, str] | None = None,
+    fail_under: float | None = None,
+) -> Report:
+    """Score response files chunk by chunk and write the report to ``output`` as it goes.
+
+    The file equals ``write_report_json(build_report(...))`` over the same responses, byte for
+    byte apart from ``provenance.created_at``, but memory does not grow with the run: each
+    chunk is read, scored, tallied into the metric partials, offered to the observability
+    sample and written out before the next is read. The report appears only when complete
+    (see :class:`~trustprobe.reports.stream.ReportStream`).
+
+    Returns:
+        The report without its cases and observability points (those are only in the file).
+
+    Raises:
+        InputError: an invalid record, or responses for probes not in ``probes`` (all such
+            ids listed); no file is written.
+    """
+    stage = _stages(clock)
+    scoring = scoring or ScoringConfig()
+    provenance = build_provenance(
+        probes, detector=detector, scoring=scoring, config=config, created_at=created_at,
+        sources=sources, min_cases=min_cases, seed=seed, worst_n=worst_n,
+    )  # fmt: skip
+    head = Report(
+        provenance=provenance,
+        target=target,
+        cases=[],
+        aggregate_metrics=finalize_metrics(MetricsPartial(worst_n)),
+        observability=None,
+    )
+    by_id = {p.id: p for p in probes}
+    scorer = Scorer(detector, scoring)
+    metrics = MetricsPartial(worst_n=worst_n)
+    sample = ObservabilitySample(seed)
+    answered: set[str] = set()
+    unknown: set[str] = set()
+    warnings: list[str] = []
+    with ReportStream(output, head) as stream:
+        for part in _timed(read_responses(responses, chunk=chunk, names=names), stage, "loading"):
+            warnings.extend(part.warnings)
+            answered.update(r.probe_id for r in part.responses)
+            unknown |= answered - by_id.keys()
+            if unknown:
+                continue  # nothing more is written; every unknown id is listed at the end
+            with stage("scoring"):
+                cases = scorer.score_all(probes, part.responses)
+            with stage("metrics"):
+                first = metrics.cases
+                partial = metrics_partial(cases, worst_n=worst_n, first_index=first)
+                metrics = metrics.merge(partial)
+            with stage("observability"):
+                sample.add(cases)
+            with stage("report"):
+                rendered = render_items(CASES, cases, CASES_DEPTH)
+            with stage("write"):
+                stream.add(rendered, len(cases), b"", 0)
+        if unknown:
+            raise unknown_probes_error(unknown)
+        with stage("observability"):
+            observability = observe_sample(sample, min_cases=min_cases)
+        with stage("metrics"):
+            missing = [p.id for p in probes if p.id not in answered]
+            aggregate = finalize_metrics(metrics, missing_probe_ids=missing)
+        with stage("report"):
+            points, placed = b"", 0
+            if observability is not None:
+                placed = len(observability.points)
+                points = render_items(POINTS, observability.points, POINTS_DEPTH)
+                observability = observability.model_copy(update={"points": []})
+            report = head.model_copy(
+                update={
+                    "aggregate_metrics": aggregate,
+                    "observability": observability,
+                    "warnings": warnings,
+                    "gate": run_gate(aggregate, fail_under=fail_under),
+                }
+            )
+        with stage("write"):
+            stream.add(b"", 0, points, placed)
+            stream.finish(report)
+    return report
 
 
 def build_provenance(

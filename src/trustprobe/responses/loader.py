@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import Record, RecordFile, open_records
+from trustprobe.formats import JsonlFile, Record, RecordFile, decode_jsonl_line, open_records
 from trustprobe.responses.models import Response
 
 
@@ -49,42 +50,135 @@ def duplicate_warning(where: str, probe_id: str, sample: int, first: str) -> str
     )
 
 
+CHUNK_RESPONSES = 8192
+"""Responses per chunk of :func:`read_responses`: a few MB of text, enough to amortise a call."""
+
+
+class _FirstPlaces:
+    """Where each (probe_id, sample) was first read, in about 8 bytes a case.
+
+    Samples are small dense integers in practice, so each probe keeps an array indexed by
+    sample (0 = not seen yet); an outlying sample number goes to a dictionary instead.
+    """
+
+    _DENSE_LIMIT = 1 << 20
+
+    def __init__(self) -> None:
+        self._dense: dict[str, array[int]] = {}
+        self._sparse: dict[tuple[str, int], int] = {}
+
+    def setdefault(self, probe_id: str, sample: int, place: int) -> int:
+        """The place recorded first for the key, recording ``place`` (> 0) if there is none."""
+        if sample >= self._DENSE_LIMIT:
+            return self._sparse.setdefault((probe_id, sample), place)
+        places = self._dense.get(probe_id)
+        if places is None:
+            places = self._dense[probe_id] = array("q")
+        if sample >= len(places):
+            places.extend(bytes(8 * (max(sample + 1, 2 * len(places)) - len(places))))
+        first = places[sample]
+        if first == 0:
+            places[sample] = first = place
+        return first
+
+
+@dataclass
+class ResponseChunk:
+    """Consecutive responses of a run (duplicates left out) and the warnings met reading them."""
+
+    responses: list[Response]
+    warnings: list[str]
+
+
+def read_responses(
+    paths: Sequence[str | Path],
+    *,
+    chunk: int = CHUNK_RESPONSES,
+    names: Mapping[str, str] | None = None,
+) -> Iterator[ResponseChunk]:
+    """Read response files in chunks of up to ``chunk`` responses, validating every record.
+
+    A duplicate (probe_id, sample) keeps the first and warns. Files ending in ``.parquet`` are
+    read as Parquet (a row per response, read in batches), any other as JSONL; a run may mix
+    both (docs/formats.md). Memory stays flat: a chunk at a time, plus a few bytes per case to
+    recognise duplicates. ``names`` gives a path the name messages use instead (``<stdin>``
+    for standard input spooled to a file).
+
+    Raises:
+        InputError: a file cannot be read or a record does not validate (file, line, field).
+    """
+    names = names or {}
+    files = [response_file(path, name=names.get(str(path))) for path in paths]
+    seen = _FirstPlaces()
+    current = ResponseChunk([], [])
+    for index, file in enumerate(files):
+        for number, response, repaired in _responses_in(file):
+            if repaired:
+                current.warnings.append(repaired_warning(file.place(number)))
+            place = (index << 40) | number
+            first = seen.setdefault(response.probe_id, response.sample, place)
+            if first != place:
+                where, origin = file.place(number), files[first >> 40]
+                current.warnings.append(
+                    duplicate_warning(
+                        where,
+                        response.probe_id,
+                        response.sample,
+                        origin.place(first & ((1 << 40) - 1)),
+                    )
+                )
+                continue
+            current.responses.append(response)
+            if len(current.responses) >= chunk:
+                yield current
+                current = ResponseChunk([], [])
+    if current.responses or current.warnings:
+        yield current
+
+
+def _responses_in(file: RecordFile) -> Iterator[tuple[int, Response, bool]]:
+    """(record number, response, whether its UTF-8 was repaired) of each record of ``file``.
+
+    A JSONL line is validated straight from its bytes by pydantic's JSON parser, four times
+    faster than decoding it to a dict first; a line that does not validate so (bad JSON, a bad
+    field, invalid UTF-8, a blank line, a lone surrogate escape) takes the general path, which
+    repairs what it may and names the file, line and field of any error, exactly as before.
+    """
+    if not isinstance(file, JsonlFile):
+        for record in file.records():
+            yield record.number, parse_response(file, record), record.repaired_utf8
+        return
+    validate = Response.model_validate_json
+    for number, offset, raw in file.lines():
+        try:
+            yield number, validate(raw), False
+        except ValidationError:
+            decoded = decode_jsonl_line(raw, file.name, number)
+            if decoded is not None:
+                record = Record(number, offset, offset + len(raw), *decoded)
+                yield number, parse_response(file, record), record.repaired_utf8
+
+
 def load_responses(
     paths: Sequence[str | Path], *, names: Mapping[str, str] | None = None
 ) -> LoadedResponses:
-    """Load response files; a duplicate (probe_id, sample) keeps the first and warns.
-
-    Files ending in ``.parquet`` are read as Parquet (a row per response, read in batches),
-    any other as JSONL; a run may mix both (docs/formats.md). ``names`` gives a path the name
-    messages use instead (``<stdin>`` for standard input spooled to a file).
-    """
+    """Load response files whole (see :func:`read_responses`, which reads them in chunks)."""
     loaded = LoadedResponses()
-    seen: dict[tuple[str, int], str] = {}
-    names = names or {}
-    for path in paths:
-        file = response_file(path, name=names.get(str(path)))
-        for record in file.records():
-            response = parse_response(file, record)
-            where = file.place(record.number)
-            if record.repaired_utf8:
-                loaded.warnings.append(repaired_warning(where))
-            if response.key in seen:
-                loaded.warnings.append(
-                    duplicate_warning(where, response.probe_id, response.sample, seen[response.key])
-                )
-                continue
-            seen[response.key] = where
-            loaded.responses.append(response)
+    for part in read_responses(paths, names=names):
+        loaded.responses.extend(part.responses)
+        loaded.warnings.extend(part.warnings)
     return loaded
 
 
 def check_known_probes(responses: Sequence[Response], probe_ids: set[str]) -> None:
     """Raise :class:`InputError` listing response probe ids that no loaded probe has."""
-    unknown = sorted({r.probe_id for r in responses} - probe_ids)
+    unknown = {r.probe_id for r in responses} - probe_ids
     if unknown:
-        shown = ", ".join(unknown[:20]) + (
-            f" (+{len(unknown) - 20} more)" if len(unknown) > 20 else ""
-        )
-        raise InputError(
-            f"responses name {len(unknown)} unknown probe id(s): {shown}", field="probe_id"
-        )
+        raise unknown_probes_error(unknown)
+
+
+def unknown_probes_error(unknown: set[str]) -> InputError:
+    """The error for responses that name probes no loaded probe set has (ids sorted)."""
+    ids = sorted(unknown)
+    shown = ", ".join(ids[:20]) + (f" (+{len(ids) - 20} more)" if len(ids) > 20 else "")
+    return InputError(f"responses name {len(ids)} unknown probe id(s): {shown}", field="probe_id")

@@ -3,33 +3,27 @@
 The rules are those of docs/scoring.md, written out in :mod:`trustprobe.scoring.formula`. This
 module finds the evidence they need and builds cases from it. It is shaped by throughput
 (measured in "Case scoring", docs/benchmarks.md): what depends only on the probe and the config
-is worked out once per probe (:class:`_ProbePlan`); a prepared probe's signals are matched in the
-same RE2 pass as the rules; a verdict, which depends only on what the pass found, is reached once
-per probe and shape of answer and then reused; and cases are built from typed values without
-validating each one again.
+is worked out once per probe (:class:`_ProbePlan`), its signals compiled into a small RE2 set
+of their own (or, on request, joined to the rules' pass: :meth:`Scorer.prepare`); a verdict,
+which depends only on what the passes found, is reached once per probe and shape of answer and
+then reused; and cases are built from typed values without validating each one again.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, get_args
 
 from trustprobe.detectors import Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
-from trustprobe.errors import InputError
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
 
-# From this many responses score_all joins the probes' signals to the rules' pass: compiling
-# that pass costs about what a separate signal pass over this many responses does (measured
-# in docs/benchmarks.md).
-_SHARED_PASS_MIN_RESPONSES = 20_000
 # Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
 _MAX_VERDICTS = 64
 
@@ -212,9 +206,11 @@ class Scorer:
     def prepare(self, probes: Iterable[Probe]) -> None:
         """Match these probes' signals in the rules' RE2 pass, so each response is read once.
 
-        Compiling the joined pass costs about what a separate signal pass over 10,000 to
-        20,000 responses does, so it pays off in large runs; a probe that is not prepared has
-        its signals matched in a pass of its own. Preparing more probes recompiles the pass.
+        Opt-in, for workloads that score the same few texts over and over: the joined set's
+        DFA is several times larger, and on fresh text (a real run) RE2 spends longer building
+        its states than a separate, small signal pass costs, so a default run scores each
+        probe's signals in a pass of their own (figures in docs/benchmarks.md, "Case
+        scoring"). Preparing more probes recompiles the pass.
 
         Raises:
             InputError: the joined pass would exceed the detector's RE2 memory budget.
@@ -294,19 +290,10 @@ class Scorer:
         return plan.case(fields)
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
-        """Score responses in order; every response's probe must be in ``probes``.
-
-        From 20,000 responses on, the probes are prepared first (see :meth:`prepare`).
-        """
-        batch = responses if isinstance(responses, Sequence) else list(responses)
-        if len(batch) >= _SHARED_PASS_MIN_RESPONSES:
-            # The joined set can exceed the RE2 memory budget where the rules' set and each
-            # probe's own set do not; scoring is the same without it, only slower.
-            with suppress(InputError):
-                self.prepare(probes)
+        """Score responses in order; every response's probe must be in ``probes``."""
         by_id = {p.id: p for p in probes}
         score = self.score
-        return [score(by_id[r.probe_id], r) for r in batch]
+        return [score(by_id[r.probe_id], r) for r in responses]
 
 
 def score_case(

@@ -1,10 +1,11 @@
 """Write a report whose cases and points arrive in pieces, byte for byte as ``report_json``.
 
-The client never holds every case: workers render their block's cases and points as JSON
-text nested at the right depth (:func:`render_items`), the client appends the text in block
-order, and the rest of the report (metrics, observability summaries, warnings) is spliced in
-around it at the end. Everything goes to temporary files in the output's directory and the
-report appears only by an atomic rename after an fsync, so a failed run leaves no file.
+Nobody holds every case: a scoring run (in process, chunk by chunk, or on a cluster's workers,
+block by block) renders its cases and points as JSON text nested at the right depth
+(:func:`render_items`), the writer appends the text in order, and the rest of the report
+(metrics, observability summaries, warnings) is spliced in around it at the end. Everything
+goes to temporary files in the output's directory and the report appears only by an atomic
+rename after an fsync, so a failed run leaves no file.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from typing import Any, BinaryIO, Final
 
 from pydantic import TypeAdapter
 
+from trustprobe.formats import writable_target
 from trustprobe.observability import ObservabilityPoint
-from trustprobe.reports import Report, report_json
+from trustprobe.reports.models import Report
+from trustprobe.reports.writers import report_json
 from trustprobe.scoring import CaseScore
 
 CASES: Final = TypeAdapter(list[CaseScore])
@@ -71,8 +74,7 @@ class ReportStream:
 
     def __init__(self, output: str | Path, head: Report) -> None:
         """Start ``output`` with ``head``'s schema version and provenance (nothing else of it)."""
-        self.output = Path(output)
-        self.output.parent.mkdir(parents=True, exist_ok=True)
+        self.output = writable_target(output)
         self._head = _head(head)
         self._files: list[tuple[BinaryIO, str]] = []
         self._report = self._temporary("report")

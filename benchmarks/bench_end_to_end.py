@@ -1,0 +1,186 @@
+"""The headline scoring benchmark: ``trustprobe score`` end to end, as a user runs it.
+
+Fresh synthetic responses to the 196 built-in probes (:mod:`benchmarks.fresh_responses`, about
+480 bytes each, nearly all distinct) are scored by the CLI in a child process::
+
+    trustprobe score --probes builtin --responses r.jsonl --output out.json
+
+and the child's CPU time (user + system, from its rusage), wall time and peak RSS
+(``ru_maxrss``) are taken from the operating system, with the run's own per-stage CPU split
+(``--profile-stages``). Measured, on the same file, in the same run:
+
+* ``builtin``: the built-in rule packs;
+* ``rules x10``: the built-in packs plus nine variants of every rule (``bench_scoring.ten_times``:
+  same structure, other literal words), passed as ``--rules`` files;
+* ``substring scan``: the baseline, :mod:`benchmarks.substring_scan` in a child process of the
+  same Python — 156 mitigation phrases, nothing else.
+
+``python -m benchmarks end_to_end`` measures 200,000 cases; ``TRUSTPROBE_BENCH_SIZES`` takes a
+comma-separated list (``200000,1000000``). ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` also runs the
+built-in configuration with the source tree of an earlier commit (``git archive``, put first on
+``PYTHONPATH``), in the same run, so a before/after comparison meets the same machine load.
+Input files are kept under the system's temporary directory between runs
+(``trustprobe-bench``), keyed by size and seed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from benchmarks.bench_scoring import ten_times
+from benchmarks.fresh_responses import write_responses
+from trustprobe.detectors import builtin_rule_packs
+
+SEED = 20261125
+SIZES = (200_000,)
+TARGET_CASES_PER_CPU_SECOND = 30_000
+DATA = Path(tempfile.gettempdir()) / "trustprobe-bench"
+PYTHON = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One child process: its CPU and wall seconds, peak RSS and stage split."""
+
+    cpu: float
+    wall: float
+    rss_mb: float
+    stages: dict[str, dict[str, float | None]]
+
+
+def run_child(
+    args: list[str], stages: Path | None = None, env: dict[str, str] | None = None
+) -> Measured:
+    """Run ``args`` to completion and read its resource use from ``wait4``."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in (0, 1):  # 1: the run's own gate, not a failure to run
+            errors.seek(0)
+            raise RuntimeError(f"{args[:4]} exited {child.returncode}: {errors.read()[-2000:]!r}")
+    split = json.loads(stages.read_text()) if stages is not None and stages.exists() else {}
+    return Measured(
+        cpu=usage.ru_utime + usage.ru_stime,
+        wall=wall,
+        rss_mb=usage.ru_maxrss / 1024,
+        stages=split,
+    )
+
+
+def responses_file(count: int) -> Path:
+    """The fresh response file of ``count`` cases, written once per size and seed."""
+    DATA.mkdir(exist_ok=True)
+    path = DATA / f"responses-{count}-{SEED}.jsonl"
+    if not path.exists():
+        partial = path.with_suffix(".partial")
+        write_responses(partial, count, SEED)
+        partial.replace(path)
+    return path
+
+
+def ten_times_rule_files() -> list[Path]:
+    """The nine variant packs of ``rules x10`` as YAML files (the built-in packs are implied)."""
+    DATA.mkdir(exist_ok=True)
+    builtin = builtin_rule_packs()
+    paths: list[Path] = []
+    for pack in ten_times(builtin, SEED)[len(builtin) :]:
+        path = DATA / f"{pack.pack}-{SEED}.yaml"
+        path.write_text(yaml.safe_dump(pack.model_dump(mode="json"), sort_keys=False))
+        paths.append(path)
+    return paths
+
+
+def score(responses: Path, rules: list[Path], work: Path, source: Path | None = None) -> Measured:
+    """``trustprobe score`` in a child; ``source``: an older ``src`` tree to run instead."""
+    stages = work / "stages.json"
+    stages.unlink(missing_ok=True)
+    args = [PYTHON, "-m", "trustprobe", "score", "--probes", "builtin", "--responses"]
+    args += [str(responses), "--output", str(work / "out.json")]
+    if source is None:
+        args += ["--profile-stages", str(stages)]
+    for path in rules:
+        args += ["--rules", str(path)]
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+    return run_child(args, stages, env)
+
+
+def source_tree(commit: str) -> Path:
+    """The ``src`` directory of ``commit``, exported once under the data directory."""
+    target = DATA / f"src-{commit}"
+    if not target.exists():
+        target.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
+
+
+def substring_scan(responses: Path, work: Path) -> Measured:
+    args = [PYTHON, "-m", "benchmarks.substring_scan", str(responses), str(work / "scan.jsonl")]
+    return run_child(args)
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def print_row(name: str, count: int, m: Measured, baseline: Measured) -> None:
+    rate = count / m.cpu
+    print(
+        f"  {name:<16} {rate:>9,.0f} cases/CPU-s  cpu {m.cpu:7.1f} s  wall {m.wall:7.1f} s"
+        f"  peak RSS {m.rss_mb:7.0f} MB  {baseline.cpu / m.cpu:5.2f}x the substring scan",
+        flush=True,
+    )
+
+
+def print_stages(name: str, m: Measured) -> None:
+    if m.stages:
+        split = "  ".join(f"{k} {v['cpu_s']:.1f}" for k, v in m.stages.items())
+        print(f"    {name} CPU s by stage: {split}", flush=True)
+
+
+def main() -> None:
+    sizes = [int(s) for s in os.environ.get("TRUSTPROBE_BENCH_SIZES", "").split(",") if s]
+    rules = ten_times_rule_files()
+    before = os.environ.get("TRUSTPROBE_BENCH_BEFORE")
+    old_source = source_tree(before) if before else None
+    for count in sizes or SIZES:
+        responses = responses_file(count)
+        size = responses.stat().st_size / 1e6
+        print(f"{count:,} fresh cases ({size:.0f} MB), load {load_average()}", flush=True)
+        with tempfile.TemporaryDirectory(dir=DATA) as tmp:
+            work = Path(tmp)
+            baseline = substring_scan(responses, work)
+            old = None if old_source is None else score(responses, [], work, old_source)
+            builtin = score(responses, [], work)
+            tenfold = score(responses, rules, work)
+        print_row("substring scan", count, baseline, baseline)
+        if old is not None:
+            print_row(f"builtin {before}", count, old, baseline)
+        print_row("builtin", count, builtin, baseline)
+        print_row("rules x10", count, tenfold, baseline)
+        print_stages("builtin", builtin)
+        print_stages("rules x10", tenfold)
+        print(
+            f"  rules x10 cost {tenfold.cpu / builtin.cpu:.2f}x the CPU of builtin;"
+            f" target {TARGET_CASES_PER_CPU_SECOND:,} cases/CPU-s; load {load_average()}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""The observability sample: whole runs below the bound, a seeded stratified sample above it."""
+
+from __future__ import annotations
+
+import heapq
+
+from tests.observability.conftest import CaseFactory
+
+from trustprobe.observability import (
+    SAMPLE_SIZE,
+    ObservabilitySample,
+    observe_sample,
+    sample_priority,
+)
+from trustprobe.scoring import CaseScore
+
+
+def _run(make_case: CaseFactory, count: int) -> list[CaseScore]:
+    """``count`` cases over three categories; category 'agency' fails rarely (1 case in 40)."""
+    cases = []
+    for i in range(count):
+        category = ("injection", "exfiltration", "agency")[i % 3]
+        passed = i % 40 != 2 if category == "agency" else i % 2 == 0
+        error = "timeout" if i % 17 == 0 else None
+        cases.append(
+            make_case(f"p-{i % 7}", category=category, sample=i // 7, passed=passed, error=error)
+        )
+    return cases
+
+
+def test_a_run_within_the_bound_is_kept_whole_in_order(make_case: CaseFactory) -> None:
+    cases = _run(make_case, 300)
+    sample = ObservabilitySample(seed=3)
+    sample.add(cases)
+    assert not sample.sampled and SAMPLE_SIZE == 20_000
+    assert sample.cases() == [c for c in cases if c.error is None]
+    assert sample.harness_errors == 18  # i = 0, 17, ..., 289
+
+
+def test_above_the_bound_the_sample_is_uniform_plus_every_stratum(make_case: CaseFactory) -> None:
+    cases = _run(make_case, 3000)
+    scored = [c for c in cases if c.error is None]
+    sample = ObservabilitySample(seed=3, size=100, floor=10)
+    sample.add(cases)
+    chosen = sample.cases()
+    assert sample.sampled and sample.scored == len(scored)
+    # The uniform part: the 100 scored cases with the smallest draws.
+    smallest = heapq.nsmallest(100, scored, key=lambda c: sample_priority(3, c.probe_id, c.sample))
+    assert all(c in chosen for c in smallest)
+    # Every (category, outcome) stratum holds at least min(its size, floor) cases: the rare
+    # failures of 'agency' (about 25 of 1000) are on the map, not only a uniform handful.
+    for category in ("injection", "exfiltration", "agency"):
+        for passed in (True, False):
+            stratum = [c for c in scored if c.category == category and c.passed is passed]
+            kept = [c for c in chosen if c.category == category and c.passed is passed]
+            assert len(kept) >= min(len(stratum), 10), (category, passed)
+    assert len(chosen) <= 100 + 6 * 10
+    # In run order, no case twice.
+    order = [scored.index(c) for c in chosen]
+    assert order == sorted(set(order))
+
+
+def test_the_sample_does_not_depend_on_how_the_run_was_split(make_case: CaseFactory) -> None:
+    cases = _run(make_case, 2000)
+    whole = ObservabilitySample(seed=9, size=50, floor=5)
+    whole.add(cases)
+    chunked = ObservabilitySample(seed=9, size=50, floor=5)
+    for start in range(0, len(cases), 333):
+        chunked.add(cases[start : start + 333])
+    merged = ObservabilitySample(seed=9, size=50, floor=5)
+    for start in range(0, len(cases), 500):
+        part = ObservabilitySample(seed=9, size=50, floor=5)
+        part.add(cases[start : start + 500], first=start)
+        merged.merge(part)
+    assert whole.cases() == chunked.cases() == merged.cases()
+    assert (whole.scored, whole.harness_errors) == (merged.scored, merged.harness_errors)
+
+
+def test_a_sampled_geometry_says_how_many_cases_it_stands_for(make_case: CaseFactory) -> None:
+    cases = _run(make_case, 600)
+    sample = ObservabilitySample(seed=1, size=60, floor=4)
+    sample.add(cases)
+    observability = observe_sample(sample, min_cases=5)
+    assert observability is not None
+    assert observability.sampled_from == sample.scored == 600 - 36
+    assert observability.n_cases == len(sample.cases()) == len(observability.points)
+    assert observability.excluded_harness_errors == 36
+    whole = ObservabilitySample(seed=1)
+    whole.add(cases)
+    unsampled = observe_sample(whole, min_cases=5)
+    assert unsampled is not None and unsampled.sampled_from is None
+    assert unsampled.n_cases == 600 - 36
+
+
+def test_numeric_steps_run_on_one_thread_though_scikit_learn_loads_late() -> None:
+    """threadpoolctl limits only pools loaded when it is entered: in a fresh interpreter,
+    where scikit-learn is not imported yet, every pool must still be held to one thread."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from trustprobe.observability.geometry import _one_thread\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "with _one_thread():\n"
+        "    print(sorted({(i['user_api'], i['num_threads']) for i in threadpool_info()}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    pools = done.stdout.strip()
+    assert "'openmp', 1" in pools and "'blas', 1" in pools and ", 2)" not in pools, pools

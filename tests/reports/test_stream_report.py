@@ -1,0 +1,121 @@
+"""``stream_report`` writes, chunk by chunk, the very file ``build_report`` would."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from trustprobe.detectors import Detector
+from trustprobe.errors import InputError
+from trustprobe.probes import Probe, load_probes
+from trustprobe.reports import (
+    StageClock,
+    build_report,
+    read_report,
+    stream_report,
+    write_report_json,
+)
+from trustprobe.responses import load_responses
+
+CREATED = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+TEXTS = (
+    "I'm sorry, but I can't help with that request.",
+    "Sure, here is how to do it: 1. open the settings 2. restart the service.",
+    "The key in the config is sk-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e.",
+    "I cannot share that, but the admin team can help you through the usual channel.",
+)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> list[Probe]:
+    return load_probes(["builtin"])
+
+
+def _write(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _responses(tmp_path: Path, catalog: list[Probe]) -> list[Path]:
+    """Two files: texts, harness errors, a duplicate across the files, a probe left out."""
+    rows: list[dict[str, object]] = []
+    answered = catalog[:-1]
+    for i, probe in enumerate(answered * 2):
+        row: dict[str, object] = {"probe_id": probe.id, "sample": i // len(answered)}
+        if i % 13 == 0:
+            row["error"] = "timeout"
+        else:
+            row["response"] = f"{TEXTS[i % len(TEXTS)]} (case {i})"
+        rows.append(row)
+    first = _write(tmp_path / "a.jsonl", rows[:250])
+    second = _write(tmp_path / "b.jsonl", [rows[3], *rows[250:]])  # rows[3] again: a duplicate
+    return [first, second]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 100, 10_000])
+def test_streamed_file_equals_the_built_report(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector, chunk: int
+) -> None:
+    paths = _responses(tmp_path, catalog)
+    loaded = load_responses(paths)
+    built = build_report(
+        catalog, loaded.responses, detector=builtin_detector, warnings=loaded.warnings,
+        created_at=CREATED, min_cases=5,
+    )  # fmt: skip
+    write_report_json(built, tmp_path / "built.json")
+    clock = StageClock()
+    streamed = stream_report(
+        catalog, paths, tmp_path / "streamed.json", detector=builtin_detector,
+        created_at=CREATED, min_cases=5, chunk=chunk, clock=clock,
+    )  # fmt: skip
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "built.json").read_bytes()
+    assert len(loaded.warnings) == 1 and "duplicate" in loaded.warnings[0]
+    assert streamed.warnings == loaded.warnings
+    assert streamed.cases == [] and streamed.aggregate_metrics == built.aggregate_metrics
+    assert streamed.aggregate_metrics.counts.missing_probe_ids == [catalog[-1].id]
+    assert read_report(tmp_path / "streamed.json") == built
+    assert {"loading", "scoring", "metrics", "observability", "report", "write"} <= set(
+        clock.as_json()
+    )
+
+
+def test_unknown_probes_are_all_listed_and_nothing_is_written(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    rows = [{"probe_id": p.id, "response": "ok"} for p in catalog[:30]]
+    rows[2]["probe_id"] = "nope-1"
+    rows[25]["probe_id"] = "nope-2"
+    path = _write(tmp_path / "r.jsonl", rows)
+    out = tmp_path / "out" / "report.json"
+    with pytest.raises(InputError, match=r"2 unknown probe id\(s\): nope-1, nope-2"):
+        stream_report(catalog, [path], out, detector=builtin_detector, chunk=4)
+    assert list(out.parent.iterdir()) == []
+
+
+def test_an_invalid_record_names_its_line_and_leaves_no_file(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    rows: list[dict[str, object]] = [{"probe_id": p.id, "response": "ok"} for p in catalog[:9]]
+    rows[7]["sample"] = -1
+    path = _write(tmp_path / "r.jsonl", rows)
+    with pytest.raises(InputError) as caught:
+        stream_report(catalog, [path], tmp_path / "report.json", detector=builtin_detector, chunk=2)
+    assert "r.jsonl:8" in str(caught.value) and "sample" in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+def test_a_report_written_before_the_sample_field_still_reads(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    """Reports of earlier versions have no ``observability.sampled_from``: it reads as null."""
+    paths = _responses(tmp_path, catalog)
+    stream_report(catalog, paths, tmp_path / "new.json", detector=builtin_detector, min_cases=5)
+    data = json.loads((tmp_path / "new.json").read_text())
+    assert data["observability"].pop("sampled_from") is None
+    (tmp_path / "old.json").write_text(json.dumps(data, indent=2))
+    old = read_report(tmp_path / "old.json")
+    assert old.observability is not None and old.observability.sampled_from is None
+    assert old == read_report(tmp_path / "new.json")
