@@ -65,6 +65,7 @@ from trustprobe.trust.weights import (
 )
 
 __all__ = [
+    "CLOCK_SKEW",
     "CategoryMapping",
     "CoverageSummary",
     "DEFAULT_CATEGORY_DIMENSIONS",
@@ -72,7 +73,6 @@ __all__ = [
     "DIMENSION_WEIGHTS",
     "Dimension",
     "DimensionReading",
-    "CLOCK_SKEW",
     "DimensionScore",
     "EARLIEST_OBSERVED_AT",
     "EvalEvidence",
