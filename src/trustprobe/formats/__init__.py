@@ -7,10 +7,12 @@ from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
 from trustprobe.formats.text import (
+    STORED_CONTEXT,
     Identifier,
     StorableText,
     check_identifier,
     check_storable,
+    entering,
     repair_strings,
     replace_lone_surrogates,
     show_invisible,
@@ -27,6 +29,7 @@ __all__ = [
     "ParquetFile",
     "Record",
     "RecordFile",
+    "STORED_CONTEXT",
     "StorableText",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -34,6 +37,7 @@ __all__ = [
     "check_identifier",
     "check_storable",
     "decode_jsonl_line",
+    "entering",
     "open_records",
     "read_jsonl",
     "read_yaml",
