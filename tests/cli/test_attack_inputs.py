@@ -151,3 +151,17 @@ def test_evidence_files_with_lone_surrogates_are_refused(trustprobe: Run, tmp_pa
     path.write_text(json.dumps(_evidence()) + "\n" + json.dumps(_evidence(id="x\ud800")) + "\n")
     result = trustprobe("trust", "score", "--evidence", path, "--agent", "a")
     _check_refused(result, f"{path}:2: invalid UTF-8 or a lone UTF-16 surrogate")
+
+
+def test_record_names_what_changed_no_score(trustprobe: Run, tmp_path: Path) -> None:
+    soon = (datetime.now(UTC) + timedelta(minutes=3)).isoformat()
+    path = tmp_path / "evidence.jsonl"
+    path.write_text(json.dumps(_evidence(id="soon", observed_at=soon)) + "\n")
+    database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
+    assert trustprobe("db", "upgrade", *database).returncode == 0
+    first = trustprobe("trust", "record", "--evidence", path, *database)
+    assert first.returncode == 0, first.stderr
+    assert _flat(f"note: {path}:1: observed at") in _flat(first.stderr)
+    assert "within the allowed skew" in " ".join(first.stderr.split())
+    again = trustprobe("trust", "record", "--evidence", path, *database)
+    assert _flat(f"note: {path}:1: already stored with identical content") in _flat(again.stderr)

@@ -25,6 +25,7 @@ from trustprobe.store import (
     TrustStore,
     decide_review,
     ingest_evidence,
+    open_store,
     verify_store,
 )
 from trustprobe.store.chains import review_seal
@@ -241,3 +242,26 @@ def test_db_verify_exits_1_with_its_report_on_a_deleted_agent(filled: TrustStore
     assert "Traceback" not in result.stderr
     report = json.loads(result.stdout)
     assert any("agent row" in b["problem"] for b in report["breaks"])
+
+
+def test_records_stored_before_the_time_range_existed_stay_readable(store: TrustStore) -> None:
+    """A store written before observed_at had a lower bound may hold year 999: it still works."""
+    record = eval_record("old-1", "veteran", "accuracy", 80, observed_at=NOW)
+    ingest_evidence(store, parsed(record), organisation="acme", now=NOW, source=EvidenceSource.API)
+    _edit(
+        store,
+        "UPDATE evidence SET content = replace(content, '\"2026-03-02T', '\"0999-03-02T') "
+        "WHERE evidence_id = 'old-1'",
+    )
+    cold = open_store(store.engine.url.render_as_string(hide_password=False))  # no cache
+    try:
+        result = ingest_evidence(
+            cold,
+            parsed(eval_record("old-2", "veteran", "accuracy", 70, observed_at=NOW)),
+            organisation="acme",
+            now=NOW + timedelta(minutes=1),
+            source=EvidenceSource.API,
+        )
+    finally:
+        cold.close()
+    assert result.accepted == 1 and len(result.transitions) == 1

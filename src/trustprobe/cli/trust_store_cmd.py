@@ -32,6 +32,8 @@ from trustprobe.store import (
 from trustprobe.store.recompute import AGENTS_PER_PARTITION
 from trustprobe.trust import Evidence, check_observed_in_time, parse_evidence
 
+MAX_NOTES = 20
+"""Ignored records named one by one on stderr; beyond that, a count (all are in --json)."""
 EVIDENCE_OPTION = typer.Option(..., "--evidence", "-e", help="Evidence JSONL file.")
 ORG_OPTION = organisation_option("Organisation the agents belong to.")
 
@@ -70,6 +72,19 @@ def record(
             f"accepted {result.accepted}, duplicate {result.duplicate}, "
             f"rejected {len(result.rejected)}; {len(result.transitions)} agent(s) rescored, "
             f"{len(result.pending_reviews)} review(s) opened",
+            soft_wrap=True,
+        )
+    shown = result.ignored[:MAX_NOTES]
+    for note in shown:
+        err_console.print(
+            f"[yellow]note:[/] {evidence}:{note.index}: {note.reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if len(result.ignored) > len(shown):
+        err_console.print(
+            f"[yellow]note:[/] {len(result.ignored) - len(shown)} more record(s) changed no "
+            "score; --json lists them all",
             soft_wrap=True,
         )
     for rejection in result.rejected:

@@ -8,10 +8,12 @@ from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
 from trustprobe.formats.text import (
+    STORED_CONTEXT,
     Identifier,
     StorableText,
     check_identifier,
     check_storable,
+    entering,
     repair_strings,
     replace_lone_surrogates,
     show_invisible,
@@ -30,6 +32,7 @@ __all__ = [
     "Record",
     "RecordFile",
     "STDIO",
+    "STORED_CONTEXT",
     "StorableText",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -37,6 +40,7 @@ __all__ = [
     "check_identifier",
     "check_storable",
     "decode_jsonl_line",
+    "entering",
     "expand_paths",
     "open_records",
     "read_jsonl",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
 REPLACEMENT: Final = "\ufffd"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -51,13 +51,26 @@ def may_hold_surrogate_escape(raw: bytes) -> bool:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-def check_identifier(value: str) -> str:
+STORED_CONTEXT: Final = "stored"
+"""Validation context key set when re-reading records a store accepted earlier: rules added
+since then (id characters, time range) are not applied again, so an older store stays readable.
+"""
+
+
+def entering(info: ValidationInfo) -> bool:
+    """Whether a validator runs on new input (not on a record re-read from a store)."""
+    return not (isinstance(info.context, dict) and info.context.get(STORED_CONTEXT))
+
+
+def check_identifier(value: str, info: ValidationInfo) -> str:
     """Refuse an id holding a control character or a lone surrogate (pydantic validator).
 
     Ids are stored as database text and shown in tables: PostgreSQL cannot store NUL, a lone
     surrogate cannot be encoded at all, and SQLite accepting both would make the two backends
     disagree on what is valid. Checking in the model makes every backend refuse alike.
     """
+    if not entering(info):
+        return value
     if _CONTROL.search(value):
         raise ValueError("must not contain control characters (U+0000-U+001F, U+007F-U+009F)")
     return check_storable(value)

@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 from sqlalchemy import Connection, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
-from trustprobe.formats import sha256_hex, utc_text
+from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import EvidenceCache
@@ -304,7 +304,10 @@ def agent_evidence(
         for agent_pk, seq, content in rows:
             if seq > stored[agent_pk][0]:
                 # Stored content was validated on the way in; validate_json skips a json.loads.
-                fresh[agent_pk].append(adapter.validate_json(content))
+                # STORED_CONTEXT: rules added since it was stored do not make it unreadable.
+                fresh[agent_pk].append(
+                    adapter.validate_json(content, context={STORED_CONTEXT: True})
+                )
                 last[agent_pk] = seq
         for agent_pk, records in fresh.items():
             stored[agent_pk] = (last[agent_pk], (*stored[agent_pk][1], *records))

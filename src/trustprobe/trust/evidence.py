@@ -18,11 +18,12 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 
 from trustprobe.errors import InputError, TrustprobeError
-from trustprobe.formats import Identifier, canonical_json, read_jsonl, utc_text
+from trustprobe.formats import Identifier, canonical_json, entering, read_jsonl, utc_text
 from trustprobe.trust.dimensions import Dimension
 
 EARLIEST_OBSERVED_AT: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -43,12 +44,12 @@ def _rfc3339_text(value: Any) -> Any:
     return value
 
 
-def _observed_utc(value: datetime) -> datetime:
+def _observed_utc(value: datetime, info: ValidationInfo) -> datetime:
     try:
         moment = value.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
         raise ValueError("lies outside the years 1 to 9999 once converted to UTC") from None
-    if moment < EARLIEST_OBSERVED_AT:
+    if moment < EARLIEST_OBSERVED_AT and entering(info):
         raise ValueError(
             f"{utc_text(moment)} is before {utc_text(EARLIEST_OBSERVED_AT)}, "
             "the earliest time evidence may be observed"
