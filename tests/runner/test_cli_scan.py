@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,22 @@ def test_cmd_target_and_fail_under_gate(
     )  # fmt: skip
     assert code == 1, err
     assert "report.json" in out
+
+
+def test_scan_writes_junit_of_every_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes = _probe_file(tmp_path, 3)
+    junit = tmp_path / "junit.xml"
+    # `cat` echoes the task back, canary included: every case fails and JUnit shows each one.
+    code, out, err = _cli(
+        capsys, monkeypatch,
+        "--target", "cmd", "--command", "cat", "--input-format", "text",
+        "--probes", str(probes), "--out", str(tmp_path / "run"), "--junit", str(junit),
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"junit: {junit}" in out
+    root = ET.parse(junit).getroot()
+    names = sorted(c.get("name") or "" for c in root.iter("testcase"))
+    assert names == ["p-000[0]", "p-001[0]", "p-002[0]"]
+    assert root.get("failures") == "3"

@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from trustprobe.cli.console import console, err_console
+from trustprobe.comparison import write_junit
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.reports import print_summary, write_report_html
@@ -73,6 +74,10 @@ def scan(
     ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report.")
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", help="Also write JUnit XML: one test case per case, for any CI."),
     ] = None,
     resume: Annotated[
         Path | None,
@@ -223,6 +228,9 @@ def scan(
     if html is not None:
         write_report_html(result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
+    if junit is not None:
+        write_junit(result.report, junit)
+        console.print(f"junit: {junit}", soft_wrap=True)
     if result.exit_code is ExitCode.TARGET_UNREACHABLE:
         err_console.print(
             "[bold red]error:[/] the target could not be reached at all "

@@ -14,6 +14,7 @@ from trustprobe.cli.engine_options import (
     engine_option,
     wants_cluster,
 )
+from trustprobe.comparison import write_junit
 from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
 from trustprobe.formats import atomic_write_text
 from trustprobe.probes import Probe, load_probes
@@ -39,6 +40,9 @@ def score(
     output: Path = typer.Option(..., "--output", "-o", help="Where to write the JSON report."),
     markdown: Path | None = typer.Option(None, "--markdown", help="Also write a Markdown summary."),
     html: Path | None = typer.Option(None, "--html", help="Also write the HTML report."),
+    junit: Path | None = typer.Option(
+        None, "--junit", help="Also write JUnit XML: one test case per case, for any CI."
+    ),
     rules: list[Path] = typer.Option(
         [], "--rules", help="Extra rule packs (YAML), used with the built-in ones."
     ),
@@ -82,10 +86,12 @@ def score(
         atomic_write_text(markdown, render_markdown(report))
     if html is not None:
         write_report_html(report, html)
+    if junit is not None:
+        write_junit(report, junit)
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}")
     print_summary(report, console)
-    for path in (output, markdown, html):
+    for path in (output, markdown, html, junit):
         if path is not None:
             console.print(f"report: {path}", soft_wrap=True)
     raise typer.Exit(gate_exit_code(report, fail_under))
