@@ -27,6 +27,7 @@ from trustprobe.trust.evidence import (
     OPERATIONAL_RULES,
     EvalEvidence,
     Evidence,
+    EvidenceOrigin,
     JuryEvidence,
     OperationalEvidence,
     OperationalRule,
@@ -42,15 +43,18 @@ from trustprobe.trust.from_report import (
     report_created_at,
     report_digest,
 )
+from trustprobe.trust.html import render_trust_html, write_trust_html
 from trustprobe.trust.jury import JuryVerdict, jury_verdict
 from trustprobe.trust.score import (
     CoverageSummary,
     DimensionScore,
     ScoreInterval,
+    ScoreSource,
     SecurityGate,
     TierMargin,
     TrustScore,
 )
+from trustprobe.trust.sources import score_sources
 from trustprobe.trust.tiers import Tier
 from trustprobe.trust.weights import (
     WEIGHTS_OVERRIDE_ENV,
@@ -70,6 +74,7 @@ __all__ = [
     "DimensionScore",
     "EvalEvidence",
     "Evidence",
+    "EvidenceOrigin",
     "EvidenceTable",
     "ItemReading",
     "JuryEvidence",
@@ -79,6 +84,7 @@ __all__ = [
     "OperationalEvidence",
     "OperationalRule",
     "ScoreInterval",
+    "ScoreSource",
     "SecurityGate",
     "Tier",
     "TierMargin",
@@ -101,8 +107,11 @@ __all__ = [
     "load_trust_config",
     "merge_weights",
     "parse_evidence",
+    "render_trust_html",
     "report_created_at",
     "report_digest",
     "resolve_weights",
+    "score_sources",
     "tier_for",
+    "write_trust_html",
 ]
