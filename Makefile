@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,dask,parquet]'
+	$(BIN)/pip install --quiet -e '.[dev,dask,parquet,inspect]'
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed

@@ -6,7 +6,6 @@ fresh clone runs every test that reads it.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import pytest

@@ -38,6 +38,7 @@ COMMANDS: dict[str, Callable[[], Any]] = {
     "demo": _attribute("demo_cmd", "demo"),
     "demo-agent": _attribute("demo_agent_cmd", "demo_agent"),
     "diff": _attribute("diff_cmd", "diff"),
+    "import": _attribute("import_cmd", "import_"),
     "keys": _attribute("keys_cmd", "app"),
     "probes": _attribute("probes_cmd", "app"),
     "report": _attribute("report_cmd", "report"),

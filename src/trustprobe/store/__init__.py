@@ -41,6 +41,7 @@ from trustprobe.store.models import (
     Review,
     ReviewStatus,
     Scope,
+    StoredRun,
     Transition,
     TransitionStatus,
     VerifyReport,
@@ -48,6 +49,7 @@ from trustprobe.store.models import (
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
 from trustprobe.store.reviews import decide_review, list_reviews
+from trustprobe.store.sources import stored_runs
 from trustprobe.store.store import ANOMALY_THRESHOLD, DEFAULT_ORGANISATION, TrustStore, open_store
 from trustprobe.store.verify import verify_store
 
@@ -76,6 +78,7 @@ __all__ = [
     "SchemaOutOfDateError",
     "Scope",
     "StoreError",
+    "StoredRun",
     "Transition",
     "TransitionStatus",
     "TrustStore",
@@ -100,6 +103,7 @@ __all__ = [
     "revoke_api_key",
     "score_history",
     "shown_database_url",
+    "stored_runs",
     "submit_report",
     "upgrade_database",
     "verify_store",

@@ -84,6 +84,14 @@ def _evidence_columns_problem(row: Row[Any], agent_id: str) -> str:
     for field, value in expected.items():
         if content.get(field) != value:
             return f"column {field!r} ({value!r}) disagrees with the hashed content"
+    source = content.get("source") or {}
+    for column, field in (
+        ("source_tool", "tool"),
+        ("source_run_id", "run_id"),
+        ("source_file_sha256", "file_sha256"),
+    ):
+        if getattr(row, column) != source.get(field):
+            return f"column {column!r} disagrees with the hashed content's source.{field}"
     return ""
 
 
