@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, BinaryIO
+
+import orjson
 
 from trustprobe.errors import InputError
 from trustprobe.formats import decode_jsonl_line
@@ -15,6 +18,13 @@ HIT_THRESHOLD = 0.5
 
 _EVALUATED = 2
 """``status`` of an attempt its detectors have scored (1: generated only)."""
+
+_ATTEMPT = b'{"entry_type": "attempt", '
+_GENERATED = re.compile(
+    rb'\{"entry_type": "attempt", "uuid": "[^"\\]*", "seq": \d+, "status": 1, '
+    rb'"probe_classname": "([^"\\]+)"'
+)
+"""The first bytes of a status 1 attempt entry as garak writes it (its keys come in this order)."""
 
 
 def _text(value: Any) -> str | None:
@@ -41,9 +51,9 @@ class GarakReport(ToolFile):
     """A garak ``*.report.jsonl``: one case per output of each evaluated attempt.
 
     An output fails when any detector scored it at or above :data:`HIT_THRESHOLD` (garak's own
-    rule), passes when every detector scored it below, and is unjudged when a detector gave it
-    no score. Attempts garak generated but never evaluated (status 1 without a status 2
-    entry: a run cut short) are counted as unjudged by probe.
+    rule), passes when every detector scored it below, and is unjudged when no detector gave it
+    a score. Outputs garak generated but never evaluated (status 1 without a status 2 entry: a
+    run cut short) are counted as unjudged by probe.
     """
 
     tool = "garak"
@@ -58,19 +68,22 @@ class GarakReport(ToolFile):
     def outcomes(self) -> Iterator[Outcome]:
         """Every output of every evaluated attempt; other entries set the run or are checked."""
         name = str(self.path)
-        generated: dict[str, int] = {}
-        evaluated: dict[str, int] = {}
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed below, generator-safe
-        except OSError as exc:
-            raise InputError(f"cannot read file: {exc.strerror}", path=name) from exc
-        with handle:
+        generated: dict[str, int] = {}  # attempts per probe with a status 1 entry
+        evaluated: dict[str, int] = {}  # the same with a status 2 entry
+        with self._open(name) as handle:
             for number, raw in enumerate(handle, start=1):
                 self._hash.update(raw)
-                decoded = decode_jsonl_line(raw, name, number)
-                if decoded is None:
+                # Half the lines are status 1 entries, whose outputs are judged again in the
+                # status 2 entry; recognised by their first bytes, they are only counted.
+                if raw.startswith(_ATTEMPT):
+                    found = _GENERATED.match(raw)
+                    if found is not None and raw.rstrip().endswith(b"}"):
+                        probe = found.group(1).decode()
+                        generated[probe] = generated.get(probe, 0) + 1
+                        continue
+                entry = _decode(raw, name, number)
+                if entry is None:
                     continue
-                entry = decoded[0]
                 kind = entry.get("entry_type")
                 if kind == "attempt":
                     yield from self._attempt(entry, name, number, generated, evaluated)
@@ -82,11 +95,39 @@ class GarakReport(ToolFile):
                     raise InputError(
                         "not a garak report entry", path=name, line=number, field="entry_type"
                     )
-        if self.run.started_at is None and not generated:
+        if self.run.started_at is None and not generated and not evaluated:
             raise InputError("no garak 'init' or 'attempt' entry: not a garak report", path=name)
-        for key, count in generated.items():
-            for index in range(max(0, count - evaluated.get(key, 0))):
-                yield Outcome(key, f"unevaluated-{index}", None)
+        cut_short = {p for p, count in generated.items() if count > evaluated.get(p, 0)}
+        if cut_short:
+            yield from self._unevaluated(name, cut_short)
+
+    def _open(self, name: str) -> BinaryIO:
+        try:
+            return open(self.path, "rb")
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror}", path=name) from exc
+
+    def _unevaluated(self, name: str, probes: set[str]) -> Iterator[Outcome]:
+        """A run cut short before detection: its never-judged outputs, counted unjudged.
+
+        Rare enough to afford a second pass, which keeps the first one free of bookkeeping
+        per attempt: outputs generated minus outputs evaluated, per probe.
+        """
+        missing = dict.fromkeys(probes, 0)
+        with self._open(name) as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.startswith(_ATTEMPT):
+                    continue
+                entry = _decode(raw, name, number)
+                probe = None if entry is None else entry.get("probe_classname")
+                if entry is None or probe not in missing:
+                    continue
+                outputs = entry.get("outputs")
+                count = len(outputs) if isinstance(outputs, list) else 0
+                missing[probe] += count if entry.get("status") == 1 else -count
+        for probe, count in sorted(missing.items()):
+            for index in range(count):
+                yield Outcome(probe, f"unevaluated-{index}", None)
 
     def _init(self, entry: Mapping[str, Any], name: str, number: int) -> None:
         version, run = entry.get("garak_version"), entry.get("run")
@@ -107,7 +148,7 @@ class GarakReport(ToolFile):
         number: int,
         generated: dict[str, int],
         evaluated: dict[str, int],
-    ) -> Iterator[Outcome]:
+    ) -> list[Outcome]:
         probe, status, uuid = entry.get("probe_classname"), entry.get("status"), entry.get("uuid")
         if not isinstance(probe, str) or not probe:
             raise InputError(
@@ -121,49 +162,64 @@ class GarakReport(ToolFile):
         if status != _EVALUATED:
             if status != 1:
                 raise InputError("must be 1 or 2", path=name, line=number, field="status")
-            generated[probe] = generated.get(probe, 0) + len(outputs)
-            return
-        evaluated[probe] = evaluated.get(probe, 0) + len(outputs)
+            generated[probe] = generated.get(probe, 0) + 1
+            return []
+        evaluated[probe] = evaluated.get(probe, 0) + 1
         results = entry.get("detector_results")
         if not isinstance(results, Mapping):
             raise InputError("must be an object", path=name, line=number, field="detector_results")
-        for detector, scores in results.items():
-            if not isinstance(scores, list) or len(scores) > len(outputs):
-                raise InputError(
-                    "must be a list with at most one score per output",
-                    path=name,
-                    line=number,
-                    field=f"detector_results.{detector}",
-                )
+        verdicts = _verdicts(results, len(outputs), name, number)
+        if not self.transcripts:
+            return [Outcome(probe, f"{uuid}-{i}", v) for i, v in enumerate(verdicts)]
         prompt = _prompt(entry.get("prompt"))
-        for index, output in enumerate(outputs):
-            yield Outcome(
-                probe,
-                f"{uuid}-{index}",
-                _verdict(results, index, name, number),
-                prompt,
-                _text(output),
-            )
+        return [
+            Outcome(probe, f"{uuid}-{i}", verdict, prompt, _text(output))
+            for i, (verdict, output) in enumerate(zip(verdicts, outputs, strict=True))
+        ]
 
 
-def _verdict(results: Mapping[str, Any], index: int, name: str, number: int) -> bool | None:
-    """Passed unless a detector hit; ``None`` when no detector scored this output."""
-    scored = False
+def _decode(raw: bytes, name: str, number: int) -> dict[str, Any] | None:
+    """One line as an object, parsed by orjson when it can.
+
+    What orjson refuses (blank lines, invalid UTF-8, NaN, broken JSON) goes to the project's
+    line reader, which repairs what it may and otherwise names the line.
+    """
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        decoded = decode_jsonl_line(raw, name, number)
+        return None if decoded is None else decoded[0]
+    if not isinstance(entry, dict):
+        decode_jsonl_line(raw, name, number)  # raises: "expected a JSON object"
+    return entry  # type: ignore[no-any-return]
+
+
+def _verdicts(
+    results: Mapping[str, Any], outputs: int, name: str, number: int
+) -> list[bool | None]:
+    """Per output: passed unless a detector hit it; ``None`` when no detector scored it."""
+    verdicts: list[bool | None] = [None] * outputs
     for detector, scores in results.items():
-        score = scores[index] if index < len(scores) else None
-        if score is None:
-            continue
-        if isinstance(score, bool) or not isinstance(score, int | float):
+        if not isinstance(scores, list) or len(scores) > outputs:
             raise InputError(
-                "scores must be numbers",
+                "must be a list with at most one score per output",
                 path=name,
                 line=number,
                 field=f"detector_results.{detector}",
             )
-        if score >= HIT_THRESHOLD:
-            return False
-        scored = True
-    return True if scored else None
+        for index, score in enumerate(scores):
+            if score is None:
+                continue
+            if score.__class__ is not float and (
+                isinstance(score, bool) or not isinstance(score, int | float)
+            ):
+                field = f"detector_results.{detector}"
+                raise InputError("scores must be numbers", path=name, line=number, field=field)
+            if score >= HIT_THRESHOLD:
+                verdicts[index] = False
+            elif verdicts[index] is None:
+                verdicts[index] = True
+    return verdicts
 
 
 def _check_eval(entry: Mapping[str, Any], name: str, number: int) -> None:

@@ -12,7 +12,7 @@ from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.importers.garak import GarakReport
 from trustprobe.importers.inspect_logs import InspectLog
-from trustprobe.importers.mapping import FamilyMapping, Resolved, Tool
+from trustprobe.importers.mapping import FamilyMapping, Tool
 from trustprobe.importers.models import (
     Disagreement,
     FamilyTally,
@@ -79,7 +79,7 @@ def import_results(
     unmapped: Counter[str] = Counter()
     ignored: Counter[str] = Counter()
     for path in paths:
-        reader = READERS[tool](path)
+        reader = READERS[tool](path, transcripts=rescorer is not None)
         tallies = _read(tool, reader, mapping, unmapped, ignored, rescorer)
         moment = observed_at or reader.run.started_at
         if moment is None:
@@ -148,27 +148,33 @@ def _read(
     ignored: Counter[str],
     rescorer: Rescorer | None,
 ) -> dict[str, _Tally]:
-    """Stream one file's outcomes into per-family tallies (memory grows with families only)."""
-    resolved: dict[str, Resolved] = {}
+    """Stream one file's outcomes into per-family tallies (memory grows with families only).
+
+    Outcomes are counted by (tool's family name, verdict) and mapped once at the end; only
+    rescoring looks at each outcome's mapping as it streams past.
+    """
+    counts: Counter[tuple[str, bool | None]] = Counter()
+    if rescorer is None:
+        counts.update((outcome.key, outcome.passed) for outcome in reader.outcomes())
+    else:
+        name = str(reader.path)
+        for outcome in reader.outcomes():
+            counts[(outcome.key, outcome.passed)] += 1
+            found = mapping.resolve(tool, reader.candidates(outcome.key))
+            if found.entry is not None and found.entry.category is not None:
+                run = reader.run.run_id or reader.path.stem
+                rescorer.add(name, run, found.family, found.entry, outcome)
     tallies: dict[str, _Tally] = {}
-    name = str(reader.path)
-    for outcome in reader.outcomes():
-        found = resolved.get(outcome.key)
-        if found is None:
-            found = resolved[outcome.key] = mapping.resolve(tool, reader.candidates(outcome.key))
+    for (key, passed), count in sorted(counts.items(), key=lambda item: str(item[0])):
+        found = mapping.resolve(tool, reader.candidates(key))
         if found.entry is None:
-            (ignored if found.mapped else unmapped)[found.family] += 1
+            (ignored if found.mapped else unmapped)[found.family] += count
             continue
-        tally = tallies.get(found.family)
-        if tally is None:
-            tally = tallies[found.family] = _Tally()
-        if outcome.passed is None:
-            tally.errors += 1
-        elif outcome.passed:
-            tally.passed += 1
+        tally = tallies.setdefault(found.family, _Tally())
+        if passed is None:
+            tally.errors += count
+        elif passed:
+            tally.passed += count
         else:
-            tally.failed += 1
-        if rescorer is not None and found.entry.category is not None:
-            run = reader.run.run_id or reader.path.stem
-            rescorer.add(name, run, found.family, found.entry, outcome)
+            tally.failed += count
     return tallies

@@ -64,8 +64,10 @@ class ToolFile(ABC):
     tool: str
     """The tool's name as evidence records it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, transcripts: bool = True) -> None:
         self.path = path
+        self.transcripts = transcripts
+        """Whether outcomes carry prompt and output (needed to rescore; reading them costs)."""
         self.run = RunInfo()
         self._hash = hashlib.sha256()
 
