@@ -147,3 +147,21 @@ def test_real_garak_run_imports_like_the_fixture(tmp_path: Path) -> None:
     then = import_results("garak", [GARAK_REPORT], agent_id="bot", mapping=mapping).summary
     assert now.files[0].families == then.files[0].families
     assert now.files[0].run_id != then.files[0].run_id
+
+
+def test_observed_at_overrides_the_run_time_and_usage_errors_exit_2(tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    moment = "2026-12-01T08:00:00+01:00"
+    result = run("import", "garak", GARAK_REPORT, "-a", "bot", "-o", out, "--observed-at", moment)
+    assert result.exit_code == 0, result.output
+    assert {r.observed_at.isoformat() for r in load_evidence(out)} == {"2026-12-01T07:00:00+00:00"}
+
+    nowhere = run("import", "garak", GARAK_REPORT, "-a", "bot")
+    assert nowhere.exit_code == 2
+    assert "field '--output': say where the evidence goes" in nowhere.stderr
+    unknown = run("import", "pyrit", GARAK_REPORT, "-a", "bot", "-o", out)
+    assert unknown.exit_code == 2
+    assert "unknown tool 'pyrit': one of garak, promptfoo, inspect" in unknown.stderr
+    missing = run("import", "garak", tmp_path / "nope.jsonl", "-a", "bot", "-o", out)
+    assert missing.exit_code == 2
+    assert "nope.jsonl: cannot read file" in missing.stderr
