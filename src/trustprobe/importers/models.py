@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,9 +29,11 @@ def parse_time(value: object, *, path: str, field: str, line: int | None = None)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One judged (or failed) case of another tool's run, as that tool judged it."""
+class Outcome(NamedTuple):
+    """One judged (or failed) case of another tool's run, as that tool judged it.
+
+    A named tuple: a large run makes millions, and a tuple is the cheapest immutable record.
+    """
 
     key: str
     """The tool's most specific name for the case's family (garak probe, promptfoo plugin id,
