@@ -6,7 +6,15 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.importers.fixtures import GARAK_CONFIG, GARAK_REPORT, run, tool_env, tool_on_path
+from tests.cli.optional_extras import run_and_list_extras
+from tests.importers.fixtures import (
+    GARAK_CONFIG,
+    GARAK_REPORT,
+    PROMPTFOO_RESULTS,
+    run,
+    tool_env,
+    tool_on_path,
+)
 from trustprobe.formats import sha256_hex
 from trustprobe.importers import GarakReport, builtin_family_mapping, import_results
 from trustprobe.trust import Dimension, load_evidence
@@ -165,3 +173,10 @@ def test_observed_at_overrides_the_run_time_and_usage_errors_exit_2(tmp_path: Pa
     missing = run("import", "garak", tmp_path / "nope.jsonl", "-a", "bot", "-o", out)
     assert missing.exit_code == 2
     assert "nope.jsonl: cannot read file" in missing.stderr
+
+
+def test_garak_and_promptfoo_imports_load_no_optional_extra(tmp_path: Path) -> None:
+    for tool, path in (("garak", GARAK_REPORT), ("promptfoo", PROMPTFOO_RESULTS)):
+        args = ["import", tool, str(path), "-a", "bot", "-o", str(tmp_path / "e.jsonl")]
+        _, extras = run_and_list_extras(args, tmp_path)
+        assert extras == [], tool  # inspect_ai only for Inspect logs
