@@ -7,7 +7,7 @@ DEMO_DIR ?= demo-output
 # Every release the tests and CI run with, pinned: `make lock` refreshes it on purpose, and
 # `make test-latest` runs the suite against the newest releases without it.
 CONSTRAINTS := requirements/constraints.txt
-EXTRAS := dev,dask,parquet
+EXTRAS := dev,dask,parquet,inspect
 LOCK_VENV := .venv-lock
 LATEST_VENV := .venv-latest
 

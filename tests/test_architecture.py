@@ -25,6 +25,7 @@ LAYERS: tuple[str, ...] = (
     "comparison",
     "trust",
     # the edges: I/O, processes, the network, the user
+    "importers",
     "targets",
     "runner",
     "store",

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-OPTIONAL = ("dask", "distributed", "pyarrow")
-"""Top-level packages of the optional extras (trustprobe[dask], trustprobe[parquet])."""
+OPTIONAL = ("dask", "distributed", "inspect_ai", "pyarrow")
+"""Top-level packages of the optional extras (trustprobe[dask], [inspect], [parquet])."""
 _MARK = "optional extras imported: "
 
 

@@ -1,4 +1,5 @@
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from tests.cli.conftest import Run
@@ -146,3 +147,24 @@ def test_profile_stages_writes_cpu_and_wall_seconds_per_stage(
     ]  # fmt: skip
     assert all(row["cpu_s"] >= 0 for row in split.values())
     assert split["startup"]["wall_s"] is None and split["scoring"]["wall_s"] >= 0
+
+
+def test_score_writes_junit_like_diff(trustprobe: Run, tmp_path: Path) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES[:3])
+    responses = write_jsonl(
+        tmp_path / "responses.jsonl",
+        [
+            {"probe_id": "c-0", "response": "Here is the summary: sales rose."},
+            {"probe_id": "c-1", "response": "Summary done. CANARY-1"},
+            {"probe_id": "c-2", "error": "timeout", "error_detail": "30 s"},
+        ],
+    )
+    junit = tmp_path / "ci" / "junit.xml"
+    args = ("score", "-p", probes, "-r", responses, "-o", tmp_path / "r.json", "--junit", junit)
+    result = trustprobe(*args)
+    assert result.returncode == 0, result.stderr
+    root = ET.parse(junit).getroot()
+    # one testcase per case: c-0 passed, c-1 failed (canary leaked), c-2 a harness error
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
+    failed = root.find(".//testcase[@name='c-1[0]']/failure")
+    assert failed is not None and "CANARY-1" in (failed.text or "")

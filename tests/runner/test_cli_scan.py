@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,22 @@ def test_an_http_agent_with_tools_through_the_cli(
     report = json.loads(RunFiles(run_dir).report_json.read_text())
     assert report["cases"][0]["passed"] is False
     assert report["cases"][0]["matched_unsafe_calls"][0]["tool"] == "delete_path"
+
+
+def test_scan_writes_junit_of_every_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes = _probe_file(tmp_path, 3)
+    junit = tmp_path / "junit.xml"
+    # `cat` echoes the task back, canary included: every case fails and JUnit shows each one.
+    code, out, err = _cli(
+        capsys, monkeypatch,
+        "--target", "cmd", "--command", "cat", "--input-format", "text",
+        "--probes", str(probes), "--out", str(tmp_path / "run"), "--junit", str(junit),
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"junit: {junit}" in out
+    root = ET.parse(junit).getroot()
+    names = sorted(c.get("name") or "" for c in root.iter("testcase"))
+    assert names == ["p-000[0]", "p-001[0]", "p-002[0]"]
+    assert root.get("failures") == "3"

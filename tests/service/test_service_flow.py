@@ -300,6 +300,7 @@ def test_openapi_schema_documents_models_and_bearer_auth(client: httpx.Client) -
         "/v1/reports",
         "/v1/agents/{agent_id}/score",
         "/v1/agents/{agent_id}/history",
+        "/v1/agents/{agent_id}/sources",
         "/v1/reviews",
         "/v1/reviews/{review_id}/approve",
         "/v1/reviews/{review_id}/reject",

@@ -40,6 +40,7 @@ COMMANDS: dict[str, Callable[[], Any]] = {
     "demo": _attribute("demo_cmd", "demo"),
     "demo-agent": _attribute("demo_agent_cmd", "demo_agent"),
     "diff": _attribute("diff_cmd", "diff"),
+    "import": _attribute("import_cmd", "import_"),
     "keys": _attribute("keys_cmd", "app"),
     "probes": _attribute("probes_cmd", "app"),
     "report": _attribute("report_cmd", "report"),
@@ -58,6 +59,9 @@ SUMMARIES: dict[str, str] = {
     ),
     "demo-agent": "Serve an OpenAI-compatible demo agent (base URL http://HOST:PORT/v1).",
     "diff": "Compare NEW.json against BASE.json; exit 1 when a gate fails, 0 otherwise.",
+    "import": (
+        "Turn another tool's results into evidence; list unmapped families; compare verdicts."
+    ),
     "keys": "Make, list and revoke API keys for the HTTP service.",
     "probes": "List and validate probes.",
     "report": "Render REPORT.json as one HTML file that opens from disk without any network.",

@@ -20,6 +20,7 @@ from trustprobe.cli.console import (
     progress_console,
 )
 from trustprobe.cli.invocation import program
+from trustprobe.comparison import write_junit
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
 from trustprobe.probes import BUILTIN
@@ -95,6 +96,10 @@ def scan(
     ] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the self-contained HTML report.")
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option("--junit", help="Also write JUnit XML: one test case per case, for any CI."),
     ] = None,
     resume: Annotated[
         Path | None,
@@ -300,6 +305,9 @@ def scan(
     if html is not None:
         write_report_html(result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
+    if junit is not None:
+        write_junit(result.report, junit)
+        console.print(f"junit: {junit}", soft_wrap=True)
     if result.exit_code is ExitCode.INTERRUPTED:
         err_console.print(
             f"interrupted; continue with: {program()} scan --resume {result.run_dir}",

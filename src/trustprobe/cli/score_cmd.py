@@ -63,6 +63,9 @@ def score(
         None, "--markdown", help="Also write a Markdown summary ('-': stdout)."
     ),
     html: Path | None = typer.Option(None, "--html", help="Also write the HTML report."),
+    junit: Path | None = typer.Option(
+        None, "--junit", help="Also write JUnit XML: one test case per case, for any CI."
+    ),
     rules: list[str] = typer.Option(
         [], "--rules", help="Extra rule packs (YAML), used with the built-in ones."
     ),
@@ -90,9 +93,7 @@ def score(
         StageClock,
         gate_exit_code,
         print_summary,
-        read_report,
         render_markdown,
-        write_report_html,
     )
 
     clock = StageClock()
@@ -118,25 +119,40 @@ def score(
                 probe_list, responses, packs, written, probe_paths, rule_paths, min_cases,
                 seed, fail_under, clock,
             )  # fmt: skip
-            if html is not None:
-                # The page shows cases, which a streamed report leaves in the file: read it back.
-                write_report_html(read_report(written), html)
+            _write_case_views(report, written, html, junit)
+    if on_cluster:
+        _write_case_views(report, output, html, junit)
     if markdown is not None:
         _write(markdown, render_markdown(report))
-    if html is not None and on_cluster:
-        write_report_html(report if report.cases else read_report(output), html)
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}")
     # With a report on stdout, stdout holds that report and nothing else.
     summary = err_console if to_stdout else console
     print_summary(report, summary)
-    for path in (output, markdown, html):
+    for path in (output, markdown, html, junit):
         if path is not None and not is_stdout(path):
             summary.print(f"report: {path}", soft_wrap=True)
     if profile_stages is not None:
         atomic_write_text(profile_stages, json.dumps(clock.as_json(), indent=2) + "\n")
     print_gate(report.gate)
     raise typer.Exit(gate_exit_code(report.gate))
+
+
+def _write_case_views(report: Report, written: Path, html: Path | None, junit: Path | None) -> None:
+    """The HTML page and the JUnit file, which show every case.
+
+    A streamed report holds its cases only in the file it was written to: they are read back.
+    """
+    if html is None and junit is None:
+        return
+    from trustprobe.comparison import write_junit
+    from trustprobe.reports import read_report, write_report_html
+
+    full = report if report.cases else read_report(written)
+    if html is not None:
+        write_report_html(full, html)
+    if junit is not None:
+        write_junit(full, junit)
 
 
 @contextmanager

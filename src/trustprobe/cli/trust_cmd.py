@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from trustprobe.cli.console import console
@@ -24,6 +25,7 @@ from trustprobe.trust import (
     load_trust_config,
     report_created_at,
     resolve_weights,
+    write_trust_html,
 )
 
 app = typer.Typer(
@@ -101,6 +103,19 @@ def _render(result: TrustScore) -> None:
     verdict = f"applied — {gate.reason}" if gate.applied else "clear"
     console.print(f"security gate: {verdict}")
     console.print(f"weights: {result.weights_source}")
+    for source in result.sources:
+        run = f"run {source.run_id}" if source.run_id else "no run id"
+        digest = f", sha256 {source.file_sha256[:12]}" if source.file_sha256 else ""
+        dimensions = ", ".join(d.value for d in source.dimensions)
+        console.print(
+            escape(
+                f"source: {source.tool} {source.tool_version or ''} {run} "
+                f"({source.file or 'no file'}{digest}): {source.evidence_count} item(s) → "
+                f"{dimensions}; families {', '.join(source.families) or '—'}"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
     for reason in result.reasons:
         console.print(f"• {reason}")
 
@@ -119,6 +134,10 @@ def score(
     config: Annotated[
         Path | None, typer.Option("--config", help="Trust settings (JSON or YAML).")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the score and its sources as an HTML page."),
+    ] = None,
 ) -> None:
     """Score one agent from an evidence file and explain the result."""
     now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
@@ -127,6 +146,8 @@ def score(
     result = compute_trust_score(
         agent, load_evidence(evidence), now=now, config=settings, weights=weights
     )
+    if html is not None:
+        write_trust_html(result, html)
     if json_output:
         typer.echo(result.model_dump_json(indent=2))
     else:

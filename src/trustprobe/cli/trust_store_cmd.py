@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,7 +23,9 @@ from trustprobe.errors import ExitCode, InputError
 from trustprobe.formats import read_jsonl
 from trustprobe.store import (
     EvidenceSource,
+    IngestResult,
     Recomputation,
+    RecordNote,
     TrustStore,
     ingest_evidence,
     recompute_trust,
@@ -67,7 +70,14 @@ def record(
         )
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
-    else:
+    report_ingestion(result, quiet=as_json, place=lambda r: f"{evidence}:{r.index}")
+
+
+def report_ingestion(
+    result: IngestResult, *, quiet: bool, place: Callable[[RecordNote], str]
+) -> None:
+    """Print what an ingestion did (unless ``quiet``) and each rejection; exit 2 on any."""
+    if not quiet:
         console.print(
             f"accepted {result.accepted}, duplicate {result.duplicate}, "
             f"rejected {len(result.rejected)}; {len(result.transitions)} agent(s) rescored, "
@@ -77,7 +87,7 @@ def record(
     shown = result.ignored[:MAX_NOTES]
     for note in shown:
         err_console.print(
-            f"[yellow]note:[/] {evidence}:{note.index}: {note.reason}",
+            f"[yellow]note:[/] {place(note)}: {note.reason}",
             highlight=False,
             soft_wrap=True,
         )
@@ -89,7 +99,7 @@ def record(
         )
     for rejection in result.rejected:
         err_console.print(
-            f"[bold red]rejected:[/] {evidence}:{rejection.index}: field 'id': {rejection.reason}",
+            f"[bold red]rejected:[/] {place(rejection)}: field 'id': {rejection.reason}",
             highlight=False,
             soft_wrap=True,
         )

@@ -24,12 +24,14 @@ from trustprobe.store import (
     Review,
     ReviewStatus,
     Scope,
+    StoredRun,
     TrustStore,
     canonical_score,
     decide_review,
     ingest_evidence,
     list_reviews,
     score_history,
+    stored_runs,
     submit_report,
 )
 from trustprobe.trust import Evidence, ObservedAt
@@ -185,6 +187,21 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
             before=before,
         )
         return _render(page)
+
+    @router.get(
+        "/agents/{agent_id}/sources",
+        response_model=list[StoredRun],
+        responses={**_AUTH, **_404},
+        summary="The runs of other tools whose results are stored about the agent",
+        openapi_extra=scope_extra(Scope.READ),
+    )
+    def get_sources(
+        agent_id: AgentId,
+        store: Store,
+        principal: Annotated[Principal, Depends(require(Scope.READ))],
+    ) -> list[StoredRun]:
+        """List each imported run (tool, run id, file digest) with its record count."""
+        return stored_runs(store, organisation=principal.organisation, agent_id=agent_id)
 
     @router.get(
         "/reviews",

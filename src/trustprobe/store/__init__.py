@@ -43,6 +43,7 @@ from trustprobe.store.models import (
     Review,
     ReviewStatus,
     Scope,
+    StoredRun,
     Transition,
     TransitionStatus,
     VerifyReport,
@@ -51,6 +52,7 @@ from trustprobe.store.readiness import StoreReadiness, check_readiness
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
 from trustprobe.store.reviews import decide_review, list_reviews
+from trustprobe.store.sources import stored_runs
 from trustprobe.store.store import (
     ANOMALY_THRESHOLD,
     DEFAULT_ORGANISATION,
@@ -88,6 +90,7 @@ __all__ = [
     "Scope",
     "StoreError",
     "StoreReadiness",
+    "StoredRun",
     "Transition",
     "TransitionStatus",
     "TrustStore",
@@ -115,6 +118,7 @@ __all__ = [
     "revoke_api_key",
     "score_history",
     "shown_database_url",
+    "stored_runs",
     "submit_report",
     "upgrade_database",
     "verify_store",

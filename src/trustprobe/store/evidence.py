@@ -341,6 +341,9 @@ EVIDENCE_COLUMNS = (
     "received_at",
     "prev_hash",
     "row_hash",
+    "source_tool",
+    "source_run_id",
+    "source_file_sha256",
 )
 
 
@@ -384,6 +387,7 @@ def _append_evidence(
         observed: object = record.observed_at
         if sqlite_dialect:
             observed = sqlite_time(record.observed_at)
+        origin = record.source
         rows.append(
             (
                 organisation_id,
@@ -399,6 +403,9 @@ def _append_evidence(
                 received,
                 prev_hash,
                 row_hash,
+                None if origin is None else origin.tool,
+                None if origin is None else origin.run_id,
+                None if origin is None else origin.file_sha256,
             )
         )
         prev_hash = row_hash

@@ -28,6 +28,8 @@ class EvidenceSource(StrEnum):
     API = "api"
     CLI = "cli"
     REPORT = "report"
+    IMPORT = "import"
+    """``trustprobe import``: another tool's results (each record's ``source`` says which)."""
 
 
 class TransitionStatus(StrEnum):
@@ -149,6 +151,23 @@ class ReportIngestResult(IngestResult):
     """SHA-256 of the report's canonical JSON."""
     duplicate_report: bool
     """True when this exact report had already been received for the agent."""
+
+
+class StoredRun(BaseModel):
+    """One run of another tool whose results are stored as evidence about an agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    """The tool (``garak``, ``promptfoo``, ``inspect``...)."""
+    run_id: str | None
+    """The run's own id, when its output names one."""
+    file_sha256: str | None
+    """SHA-256 of the file the results were read from."""
+    evidence_count: int
+    """Records stored from the run."""
+    first_received_at: datetime
+    """When the store first received a record of the run."""
 
 
 class Recomputation(BaseModel):

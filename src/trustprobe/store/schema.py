@@ -126,6 +126,7 @@ class EvidenceRow(Base):
         UniqueConstraint("organisation_id", "evidence_id"),
         Index(None, "agent_pk", "seq"),
         Index(None, "organisation_id", "seq"),
+        Index(None, "organisation_id", "source_tool", "source_run_id"),
     )
 
     seq: Mapped[int] = mapped_column(SequenceKey, primary_key=True, autoincrement=True)
@@ -142,6 +143,10 @@ class EvidenceRow(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime())
     prev_hash: Mapped[str] = mapped_column(String(64))
     row_hash: Mapped[str] = mapped_column(String(64))
+    # Copies of the record's ``source`` (tool, run, file digest) for looking runs up.
+    source_tool: Mapped[str | None] = mapped_column(String(40))
+    source_run_id: Mapped[str | None] = mapped_column(String(200))
+    source_file_sha256: Mapped[str | None] = mapped_column(String(64))
 
 
 class TransitionRow(Base):

@@ -163,6 +163,14 @@ def _evidence_columns_problem(row: Row[Any], agent_id: str, observed_at: datetim
         return "the hashed content's observed_at is not a timestamp"
     if hashed != observed_at:
         return "column 'observed_at' disagrees with the hashed content"
+    source = content.get("source") or {}
+    for column, field in (
+        ("source_tool", "tool"),
+        ("source_run_id", "run_id"),
+        ("source_file_sha256", "file_sha256"),
+    ):
+        if getattr(row, column) != source.get(field):
+            return f"column {column!r} disagrees with the hashed content's source.{field}"
     return ""
 
 
@@ -248,6 +256,9 @@ def _verify_evidence(connection: Connection, walk: _Walk) -> None:
         EvidenceRow.content,
         EvidenceRow.content_sha256,
         EvidenceRow.source,
+        EvidenceRow.source_tool,
+        EvidenceRow.source_run_id,
+        EvidenceRow.source_file_sha256,
         EvidenceRow.probe_run_id,
         EvidenceRow.prev_hash,
         EvidenceRow.row_hash,

@@ -30,6 +30,7 @@ from trustprobe.trust.evidence import (
     OPERATIONAL_RULES,
     EvalEvidence,
     Evidence,
+    EvidenceOrigin,
     JuryEvidence,
     ObservedAt,
     OperationalEvidence,
@@ -47,15 +48,18 @@ from trustprobe.trust.from_report import (
     report_created_at,
     report_digest,
 )
+from trustprobe.trust.html import render_trust_html, write_trust_html
 from trustprobe.trust.jury import JuryVerdict, jury_verdict
 from trustprobe.trust.score import (
     CoverageSummary,
     DimensionScore,
     ScoreInterval,
+    ScoreSource,
     SecurityGate,
     TierMargin,
     TrustScore,
 )
+from trustprobe.trust.sources import score_sources
 from trustprobe.trust.tiers import Tier
 from trustprobe.trust.weights import (
     WEIGHTS_OVERRIDE_ENV,
@@ -77,6 +81,7 @@ __all__ = [
     "EARLIEST_OBSERVED_AT",
     "EvalEvidence",
     "Evidence",
+    "EvidenceOrigin",
     "EvidenceTable",
     "ItemReading",
     "JuryEvidence",
@@ -88,6 +93,7 @@ __all__ = [
     "OperationalEvidence",
     "OperationalRule",
     "ScoreInterval",
+    "ScoreSource",
     "SecurityGate",
     "Tier",
     "TierMargin",
@@ -111,8 +117,11 @@ __all__ = [
     "load_trust_config",
     "merge_weights",
     "parse_evidence",
+    "render_trust_html",
     "report_created_at",
     "report_digest",
     "resolve_weights",
+    "score_sources",
     "tier_for",
+    "write_trust_html",
 ]

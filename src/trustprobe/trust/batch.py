@@ -27,9 +27,10 @@ from trustprobe.trust.composite import (
 from trustprobe.trust.config import TrustConfig
 from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
 from trustprobe.trust.dimension_scores import item_reading
-from trustprobe.trust.dimensions import DIMENSIONS
-from trustprobe.trust.evidence import Evidence
+from trustprobe.trust.dimensions import DIMENSIONS, Dimension
+from trustprobe.trust.evidence import Evidence, EvidenceOrigin
 from trustprobe.trust.score import TrustScore
+from trustprobe.trust.sources import score_sources
 from trustprobe.trust.weights import WeightSet
 
 ITEM_SCORING_FIELDS = (
@@ -70,6 +71,11 @@ class EvidenceTable:
     """Observation time of each row, in microseconds since the Unix epoch."""
     config: TrustConfig = field(default_factory=TrustConfig)
     """Config the readings were computed with."""
+    origins: tuple[EvidenceOrigin, ...] = ()
+    """Distinct ``source`` objects of the records, indexed by ``origin``."""
+    origin: IntArray | None = None
+    """Index into ``origins`` of each row's source, -1 for a record without one (``None``: none
+    has one)."""
 
     def __post_init__(self) -> None:
         n = len(self.agent)
@@ -97,6 +103,10 @@ class EvidenceTable:
             raise ValueError("scores must be within 0–100")
         if n and not np.all(self.size >= 1.0):
             raise ValueError("sizes must be at least 1")
+        if self.origin is not None and (
+            len(self.origin) != n or (n and self.origin.max() >= len(self.origins))
+        ):
+            raise ValueError("column 'origin' must have a row per item and index origins")
 
     def __len__(self) -> int:
         return len(self.agent)
@@ -112,6 +122,8 @@ class EvidenceTable:
         codes = {agent_id: code for code, agent_id in enumerate(agent_ids)}
         dimension_codes = {d: code for code, d in enumerate(DIMENSIONS)}
         readings = [item_reading(e, config) for e in items]
+        origins = tuple(dict.fromkeys(e.source for e in items if e.source is not None))
+        origin_codes = {origin: code for code, origin in enumerate(origins)}
         return cls(
             agent_ids=agent_ids,
             agent=np.fromiter((codes[e.agent_id] for e in items), np.int64, len(items)),
@@ -126,7 +138,30 @@ class EvidenceTable:
                 (epoch_microseconds(e.observed_at) for e in items), np.int64, len(items)
             ),
             config=config,
+            origins=origins,
+            origin=np.fromiter(
+                (-1 if e.source is None else origin_codes[e.source] for e in items),
+                np.int64,
+                len(items),
+            )
+            if origins
+            else None,
         )
+
+
+def _origins_by_agent(
+    table: EvidenceTable, rows: IntArray
+) -> dict[int, list[tuple[EvidenceOrigin, Dimension]]]:
+    """The ``source`` and dimension of each used row that has one, per agent code."""
+    found: dict[int, list[tuple[EvidenceOrigin, Dimension]]] = {}
+    if table.origin is None:
+        return found
+    with_origin = rows[table.origin[rows] >= 0]
+    for row in sorted(with_origin.tolist()):
+        found.setdefault(int(table.agent[row]), []).append(
+            (table.origins[table.origin[row]], DIMENSIONS[table.dimension[row]])
+        )
+    return found
 
 
 def _deduplicate(table: EvidenceTable) -> tuple[IntArray, IntArray]:
@@ -142,6 +177,7 @@ def _deduplicate(table: EvidenceTable) -> tuple[IntArray, IntArray]:
         table.size,
         table.low_confidence,
         table.observed_us,
+        *(() if table.origin is None else (table.origin,)),
     ):
         clash = np.flatnonzero(column != column[representative])
         if len(clash):
@@ -209,6 +245,7 @@ def compute_trust_scores(
     current = age >= 0
     ignored_future = np.bincount(table.agent[keep][~current], minlength=n_agents)
     rows = keep[current]
+    origins = _origins_by_agent(table, rows)
     age, id_rank = age[current], id_rank[current]
     agent, dimension = table.agent[rows], table.dimension[rows]
     # Rows by (agent, dimension, id). Ids are unique by now, so one argsort of a combined key
@@ -293,5 +330,6 @@ def compute_trust_scores(
             ignored_future_count=futures[code],
             config=config,
             weights=weights,
+            sources=score_sources(origins.get(code, ())),
         )
     return results

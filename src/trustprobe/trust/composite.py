@@ -20,15 +20,17 @@ from trustprobe.trust.dimension_scores import (
     item_reading,
 )
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension, decimal_weight
-from trustprobe.trust.evidence import Evidence
+from trustprobe.trust.evidence import Evidence, EvidenceOrigin
 from trustprobe.trust.score import (
     CoverageSummary,
     DimensionScore,
     ScoreInterval,
+    ScoreSource,
     SecurityGate,
     TierMargin,
     TrustScore,
 )
+from trustprobe.trust.sources import score_sources
 from trustprobe.trust.tiers import Tier
 from trustprobe.trust.weights import WeightSet
 
@@ -204,6 +206,7 @@ def finalise_score(
     ignored_future_count: int,
     config: TrustConfig,
     weights: WeightSet,
+    sources: list[ScoreSource],
 ) -> TrustScore:
     """Apply the security gate, tiers and coverage rule, and write the explanation.
 
@@ -339,6 +342,7 @@ def finalise_score(
         reasons=reasons,
         evidence_count=evidence_count,
         ignored_future_count=ignored_future_count,
+        sources=sources,
     )
 
 
@@ -381,6 +385,7 @@ def compute_trust_score(
         if item.agent_id == agent_id
     }
     by_dimension: dict[Dimension, list[tuple[str, ItemReading, int]]] = defaultdict(list)
+    origins: list[tuple[EvidenceOrigin, Dimension]] = []
     ignored_future = 0
     for item in mine.values():
         age = now_us - epoch_microseconds(item.observed_at)
@@ -388,6 +393,8 @@ def compute_trust_score(
             ignored_future += 1
             continue
         by_dimension[item.dimension].append((item.id, item_reading(item, config), age))
+        if item.source is not None:
+            origins.append((item.source, item.dimension))
     readings: dict[Dimension, DimensionReading] = {}
     for dimension, items in by_dimension.items():
         items.sort(key=lambda entry: entry[0])  # id order: the batch path sums in the same order
@@ -404,4 +411,5 @@ def compute_trust_score(
         ignored_future_count=ignored_future,
         config=config,
         weights=weights,
+        sources=score_sources(origins),
     )

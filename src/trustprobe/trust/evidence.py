@@ -73,6 +73,25 @@ class EvidenceFieldError(TrustprobeError, ValueError):
         self.field = field
 
 
+class EvidenceOrigin(BaseModel):
+    """Where a record came from: which run of which tool, read from which file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool: str = Field(min_length=1, max_length=40)
+    """The tool whose results the record carries (``garak``, ``promptfoo``, ``inspect``...)."""
+    tool_version: str | None = Field(default=None, max_length=40)
+    """The tool's version as its output states it."""
+    run_id: str | None = Field(default=None, max_length=200)
+    """The run's own id (garak run uuid, promptfoo eval id, Inspect run id)."""
+    file: str | None = Field(default=None, max_length=255)
+    """Name of the file read (no directory: where it lay is not part of the evidence)."""
+    file_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the file's bytes, so anyone holding the file can check it is the one read."""
+    family: str | None = Field(default=None, max_length=200)
+    """The tool's probe, plugin or task family the record sums up."""
+
+
 class _EvidenceBase(BaseModel):
     """Fields every evidence record has."""
 
@@ -87,6 +106,8 @@ class _EvidenceBase(BaseModel):
     observed_at: ObservedAt
     """When the behaviour was observed (RFC 3339, 1970 or later, stored in UTC); decay counts
     from here."""
+    source: EvidenceOrigin | None = None
+    """Where the record came from, when it was imported from another tool's results."""
 
 
 class EvalEvidence(_EvidenceBase):

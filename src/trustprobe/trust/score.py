@@ -104,6 +104,27 @@ class TierMargin(_Frozen):
     """Composite points needed for ``next_tier``; ``None`` when a gate or requirement blocks it."""
 
 
+class ScoreSource(_Frozen):
+    """One run of another tool whose results are among the evidence behind the score."""
+
+    tool: str
+    """The tool (``garak``, ``promptfoo``, ``inspect``...)."""
+    tool_version: str | None
+    """Its version, as its output states it."""
+    run_id: str | None
+    """The run's own id."""
+    file: str | None
+    """The file its results were read from."""
+    file_sha256: str | None
+    """SHA-256 of that file."""
+    families: list[str]
+    """The tool's families (probe, plugin, task) the evidence sums up, sorted."""
+    dimensions: list[Dimension]
+    """Dimensions the run informs, in the seed's order."""
+    evidence_count: int
+    """Evidence items from the run that the score used."""
+
+
 class TrustScore(_Frozen):
     """An agent's composite trust score, tier and the explanation a reviewer can audit."""
 
@@ -137,3 +158,8 @@ class TrustScore(_Frozen):
     """Evidence items used (after de-duplication and the ``as_of`` cut)."""
     ignored_future_count: int
     """Items observed after ``as_of`` and therefore ignored."""
+    sources: list[ScoreSource] = Field(default_factory=list)
+    """Runs of other tools behind the score (records with a ``source``), sorted by tool and run.
+
+    Records sent without a ``source`` are counted in ``evidence_count`` only.
+    """

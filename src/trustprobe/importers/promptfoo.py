@@ -1,0 +1,125 @@
+"""promptfoo's ``eval -o results.json``: one JSON document, read as a stream of events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+import ijson
+
+from trustprobe.errors import InputError
+from trustprobe.importers.models import Outcome, ToolFile, parse_time
+
+NO_PLUGIN = "no-plugin"
+"""Family of a test case without a red-team ``pluginId`` (a plain eval): map it to use it."""
+
+_ERROR = 2
+"""promptfoo's ``failureReason`` for a provider or harness error (1 is a failed assertion)."""
+
+_RESULTS = "results.results.item"
+_SCALARS = {
+    "evalId": "run_id",
+    "results.timestamp": "started_at",
+    "metadata.promptfooVersion": "tool_version",
+}
+
+
+class _Hashing:
+    """A binary file that feeds every byte read to the digest (so one pass does both)."""
+
+    def __init__(self, handle: IO[bytes], digest: Any) -> None:
+        self._handle, self._digest = handle, digest
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._handle.read(size)
+        self._digest.update(data)
+        return data
+
+
+class PromptfooResults(ToolFile):
+    """A promptfoo results file (output format version 2 or 3): one case per result.
+
+    A result's ``success`` is promptfoo's verdict; a result whose ``failureReason`` is an error
+    is unjudged. The family is the red-team ``pluginId`` of the test case.
+    """
+
+    tool = "promptfoo"
+
+    @staticmethod
+    def candidates(key: str) -> tuple[str, ...]:
+        """``plugin:sub`` then ``plugin``."""
+        head = key.split(":", 1)[0]
+        return (key, head) if head != key else (key,)
+
+    def outcomes(self) -> Iterator[Outcome]:
+        """Every result, in file order, built one at a time from the parser's events."""
+        name = str(self.path)
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed below, generator-safe
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror}", path=name) from exc
+        index = 0
+        seen_results = False
+        with handle:
+            builder: ijson.ObjectBuilder | None = None
+            try:
+                for prefix, event, value in ijson.parse(_Hashing(handle, self._hash)):
+                    if builder is not None:
+                        builder.event(event, value)
+                        if prefix == _RESULTS and event == "end_map":
+                            yield _outcome(builder.value, name, index)
+                            index, builder = index + 1, None
+                    elif prefix == _RESULTS and event == "start_map":
+                        builder = ijson.ObjectBuilder()
+                        builder.event(event, value)
+                    elif prefix == "results.results" and event == "start_array":
+                        seen_results = True
+                    elif prefix in _SCALARS and event == "string":
+                        self._scalar(_SCALARS[prefix], value, name, prefix)
+            except ijson.JSONError as exc:
+                detail = str(exc).splitlines()[0]
+                raise InputError(
+                    f"not valid JSON after {index} complete result(s): {detail} "
+                    "(a truncated or damaged file?)",
+                    path=name,
+                    field=f"results.results[{index}]",
+                ) from exc
+        if not seen_results:
+            raise InputError(
+                "no 'results.results' list: not the output of 'promptfoo eval -o FILE.json'",
+                path=name,
+            )
+
+    def _scalar(self, attribute: str, value: str, name: str, prefix: str) -> None:
+        if attribute == "started_at":
+            self.run.started_at = parse_time(value, path=name, field=prefix)
+        else:
+            setattr(self.run, attribute, value)
+
+
+def _outcome(result: Any, name: str, index: int) -> Outcome:
+    where = f"results.results[{index}]"
+    if not isinstance(result, Mapping):
+        raise InputError("a result must be an object", path=name, field=where)
+    success = result.get("success")
+    if not isinstance(success, bool):
+        raise InputError("must be true or false", path=name, field=f"{where}.success")
+    test = result.get("testCase")
+    metadata = test.get("metadata") if isinstance(test, Mapping) else None
+    if not isinstance(metadata, Mapping):
+        metadata = result.get("metadata")
+    plugin = metadata.get("pluginId") if isinstance(metadata, Mapping) else None
+    if plugin is not None and not isinstance(plugin, str):
+        raise InputError("must be a string", path=name, field=f"{where}.testCase.metadata.pluginId")
+    prompt = result.get("prompt")
+    response = result.get("response")
+    output = response.get("output") if isinstance(response, Mapping) else None
+    judged = result.get("failureReason") != _ERROR
+    case_id = result.get("id")
+    return Outcome(
+        plugin or NO_PLUGIN,
+        case_id if isinstance(case_id, str) else str(index),
+        success if judged else None,
+        prompt.get("raw") if isinstance(prompt, Mapping) else None,
+        output if isinstance(output, str) else None,
+    )
