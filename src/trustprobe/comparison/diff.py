@@ -256,7 +256,7 @@ def _gates(
     unknown = sorted(set(thresholds.category_floors) - set(categories))
     if unknown:
         raise InputError(
-            f"--category-floor names no category of either run: {', '.join(unknown)} "
+            f"a category floor names no category of either run: {', '.join(unknown)} "
             f"(categories: {', '.join(sorted(categories)) or 'none'})",
             field="category_floors",
         )
