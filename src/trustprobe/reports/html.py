@@ -332,8 +332,10 @@ class _Strings:
 
 
 def _priority(cases: Sequence[CaseScore]) -> list[int]:
-    """Case indices in the order their texts are worth embedding: failures, low-confidence
-    passes, errors, the other passes."""
+    """Case indices in the order their texts are worth embedding.
+
+    Failures first, then low-confidence passes (listed first for review), errors, the rest.
+    """
 
     def key(i: int) -> tuple[int, float, int]:
         case = cases[i]
