@@ -26,6 +26,7 @@ LAYERS: tuple[str, ...] = (
     "trust",
     # the edges: I/O, processes, the network, the user
     "targets",
+    "judging",
     "runner",
     "store",
     "service",

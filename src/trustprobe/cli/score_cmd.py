@@ -14,6 +14,16 @@ from trustprobe.cli.engine_options import (
     engine_option,
     wants_cluster,
 )
+from trustprobe.cli.judge_options import (
+    CACHE_DIR_NAME,
+    JUDGE_BASE_URL_OPTION,
+    JUDGE_BELOW_OPTION,
+    JUDGE_CACHE_OPTION,
+    JUDGE_KEY_OPTION,
+    JUDGE_MODEL_OPTION,
+    JUDGE_OPTION,
+    JudgeRequest,
+)
 from trustprobe.detectors import Detector, RulePack, builtin_rule_packs, load_rule_pack
 from trustprobe.formats import atomic_write_text
 from trustprobe.probes import Probe, load_probes
@@ -52,9 +62,19 @@ def score(
     engine: str | None = engine_option("score shards"),
     scheduler: str | None = SCHEDULER_OPTION,
     workers: int | None = WORKERS_OPTION,
+    judge: str | None = JUDGE_OPTION,
+    judge_base_url: str | None = JUDGE_BASE_URL_OPTION,
+    judge_model: str | None = JUDGE_MODEL_OPTION,
+    judge_api_key_env: str | None = JUDGE_KEY_OPTION,
+    judge_below: float | None = JUDGE_BELOW_OPTION,
+    judge_cache: Path | None = JUDGE_CACHE_OPTION,
 ) -> None:
     """Score recorded responses against probes and write the report."""
     on_cluster = wants_cluster(engine, scheduler, workers)
+    judging = JudgeRequest(
+        judge, judge_base_url, judge_model, judge_api_key_env, judge_below, judge_cache
+    )
+    judged = judging.wanted()
     probe_list = load_probes(probes)
     packs = [*builtin_rule_packs(), *(load_rule_pack(p) for p in rules)]
     if on_cluster:
@@ -77,6 +97,9 @@ def score(
             min_cases=min_cases,
             seed=seed,
         )
+    if judged:
+        report = judging.apply(report, output.parent / CACHE_DIR_NAME)
+    if judged or not on_cluster:
         write_report_json(report, output)
     if markdown is not None:
         atomic_write_text(markdown, render_markdown(report))
