@@ -266,6 +266,14 @@ class IntentEvaluation:
         """Count per (human label, reading)."""
         return dict(Counter((row.label, reading.intent) for row, reading in self.rows))
 
+    def style_matrix(self) -> dict[tuple[str, Intent], dict[Intent, int]]:
+        """Per (style, human label): how many rows were read as each intent."""
+        table: dict[tuple[str, Intent], dict[Intent, int]] = {}
+        for row, reading in self.rows:
+            counts = table.setdefault((row.style, row.label), {})
+            counts[reading.intent] = counts.get(reading.intent, 0) + 1
+        return table
+
     def reliability(self) -> list[tuple[float, int, float | None]]:
         """Per threshold ``c``: readings with confidence >= c, and their accuracy."""
         table: list[tuple[float, int, float | None]] = []
@@ -369,9 +377,15 @@ def render_intent(evaluation: IntentEvaluation, title: str) -> str:
         counts = [matrix.get((human, read), 0) for read in intents]
         if sum(counts):
             lines.append(f"{human.value:<14}" + "".join(f"{c:>10}" for c in counts))
-    lines += ["", f"{'style':<30}{'agree':>7}{'n':>5}{'accuracy':>10}"]
-    for style, (agree, n) in evaluation.by_style().items():
-        lines.append(f"{style:<30}{agree:>7}{n:>5}{_percent(agree / n):>10}")
+    lines += [
+        "",
+        f"{'style':<28}{'human':<10}" + "".join(f"{i.value:>10}" for i in intents) + "  accuracy",
+    ]
+    styles = evaluation.by_style()
+    for (style, human), read_as in sorted(evaluation.style_matrix().items()):
+        agree, n = styles[style]
+        cells = "".join(f"{read_as.get(read, 0):>10}" for read in intents)
+        lines.append(f"{style:<28}{human.value:<10}{cells}  {_percent(agree / n)} of {n}")
     lines += ["", f"{'confidence >=':<16}{'n':>6}{'accuracy':>10}"]
     for level, n, accuracy in evaluation.reliability():
         lines.append(f"{level:<16}{n:>6}{_percent(accuracy):>10}")
