@@ -379,13 +379,13 @@ def render_intent(evaluation: IntentEvaluation, title: str) -> str:
             lines.append(f"{human.value:<14}" + "".join(f"{c:>10}" for c in counts))
     lines += [
         "",
-        f"{'style':<28}{'human':<10}" + "".join(f"{i.value:>10}" for i in intents) + "  accuracy",
+        f"{'style':<30}{'human':<10}" + "".join(f"{i.value:>10}" for i in intents) + "  accuracy",
     ]
     styles = evaluation.by_style()
     for (style, human), read_as in sorted(evaluation.style_matrix().items()):
         agree, n = styles[style]
         cells = "".join(f"{read_as.get(read, 0):>10}" for read in intents)
-        lines.append(f"{style:<28}{human.value:<10}{cells}  {_percent(agree / n)} of {n}")
+        lines.append(f"{style:<30}{human.value:<10}{cells}  {_percent(agree / n)} of {n}")
     lines += ["", f"{'confidence >=':<16}{'n':>6}{'accuracy':>10}"]
     for level, n, accuracy in evaluation.reliability():
         lines.append(f"{level:<16}{n:>6}{_percent(accuracy):>10}")
