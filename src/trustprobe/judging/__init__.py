@@ -3,4 +3,4 @@
 from trustprobe.judging.judge import JudgeSettings, judge_report
 from trustprobe.judging.rubric import RUBRIC, RUBRIC_VERSION
 
-__all__ = ["RUBRIC", "RUBRIC_VERSION", "JudgeSettings", "judge_report"]
+__all__ = ["JudgeSettings", "RUBRIC", "RUBRIC_VERSION", "judge_report"]

@@ -5,9 +5,9 @@ from trustprobe.scoring.models import LOW_CONFIDENCE, CaseScore, JudgeOpinion, S
 from trustprobe.scoring.scorer import Scorer, score_case
 
 __all__ = [
-    "LOW_CONFIDENCE",
     "CaseScore",
     "JudgeOpinion",
+    "LOW_CONFIDENCE",
     "Scorer",
     "ScoringConfig",
     "noisy_or",
