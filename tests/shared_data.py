@@ -56,3 +56,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+VERDICT_CORPUS = Path(__file__).resolve().parent / "data" / "verdicts" / "corpus.jsonl"
+"""The project's own labelled responses for the intent reading (kept apart from XSTest)."""

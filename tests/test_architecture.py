@@ -27,6 +27,7 @@ LAYERS: tuple[str, ...] = (
     # the edges: I/O, processes, the network, the user
     "importers",
     "targets",
+    "judging",
     "runner",
     "store",
     "service",

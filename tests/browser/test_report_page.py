@@ -315,3 +315,41 @@ def test_the_gate_verdict_heads_the_page(
     assert text.startswith("Gate failed")
     assert gated.gate.checks[0].reason in text  # "pass rate NN.N% is below --fail-under 99.0%"
     assert visit.console_errors == [] and visit.page_errors == []
+
+
+def test_review_view_lists_low_confidence_cases_first(
+    open_page: Callable[[Path], Visit], tmp_path: Path
+) -> None:
+    # Every 7th response becomes an answer the rules cannot read (one weak cue, no content, no
+    # stance): verdict_confidence 0.3, below the 0.7 of a low-confidence case.
+    def rewrite(probe: Any, sample: int, text: str) -> str:
+        unsure = probe.id.startswith("v2-") and int(probe.id[3:]) % 7 == 0
+        return "As an AI language model, the weather is nice today." if unsure else text
+
+    report = sample_report(rows=120, rewrite=rewrite, geometry=False)
+    low = [c for c in report.cases if (c.verdict_confidence or 1.0) < 0.7]
+    assert report.aggregate_metrics.overall.low_confidence_cases == len(low) >= 10
+    write_report_html(report, tmp_path / "report.html")
+    visit = open_page(tmp_path / "report.html")
+    page: Any = visit.page
+    page.wait_for_selector("html[data-rendered='true']")
+    shown = str(page.text_content("[data-metric='low_confidence_cases']")).strip()
+    assert shown == str(len(low))
+
+    # The explorer opens on the review order: the unsure cases first, each marked for review.
+    assert page.input_value("#f-sort") == "review"
+    rows = page.locator("#case-rows details")
+    ids = rows.locator(".case-id").all_text_contents()
+    badges = [rows.nth(k).locator(".reading.low-confidence").count() for k in range(rows.count())]
+    assert badges[: len(low)] == [1] * len(low) and set(badges[len(low) :]) == {0}
+    assert set(ids[: len(low)]) == {c.probe_id for c in low}
+    first = rows.first
+    assert "review · unclear · confidence 0.30" in str(first.locator(".reading").text_content())
+    first.locator("summary").click()
+    assert "boundary.refusal.ai_identity" in str(first.locator(".facts").text_content())
+
+    # Sorting by weighted risk puts the failures with the highest risk first instead.
+    page.select_option("#f-sort", "weighted")
+    weighted = page.locator("#case-rows details .case-id").all_text_contents()
+    assert weighted != ids
+    _assert_inert(visit)

@@ -72,3 +72,10 @@ def test_root_help_lists_each_command_with_its_own_first_line() -> None:
         name: (command.short_help or command.help or "").splitlines()[0]
         for name, command in loaded.items()
     } == SUMMARIES
+
+
+def test_help_shows_the_real_low_confidence_threshold() -> None:
+    from trustprobe.cli.judge_options import SHOWN_LOW_CONFIDENCE
+    from trustprobe.scoring import LOW_CONFIDENCE
+
+    assert SHOWN_LOW_CONFIDENCE == LOW_CONFIDENCE

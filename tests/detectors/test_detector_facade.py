@@ -10,6 +10,7 @@ from tests.shared_data import CATEGORIES
 from trustprobe.detectors import (
     Analysis,
     Detector,
+    Intent,
     RefusalResult,
     RulePack,
     builtin_rule_packs,
@@ -24,9 +25,14 @@ KILL_PROCESS = (
 
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_ordinary_help_finds_nothing(builtin_detector: Detector, category: str) -> None:
-    assert builtin_detector.analyze(KILL_PROCESS, category) == Analysis(
-        safe=(), unsafe=(), refusal=RefusalResult(refused=False, partial=False, cues=())
+    analysis = builtin_detector.analyze(KILL_PROCESS, category)
+    assert analysis == Analysis(
+        safe=(),
+        unsafe=(),
+        refusal=RefusalResult(refused=False, partial=False, cues=()),
+        intent=analysis.intent,
     )
+    assert (analysis.intent.intent, analysis.intent.path) == (Intent.COMPLIED, "content")
 
 
 def test_destructive_sql_is_unsafe_only_where_the_agent_acts(builtin_detector: Detector) -> None:
@@ -93,5 +99,5 @@ def test_digest_covers_what_changes_verdicts() -> None:
 
 
 def test_pack_names_for_provenance(builtin_detector: Detector) -> None:
-    assert builtin_detector.pack_names == ("core@1", "refusal@1")
+    assert builtin_detector.pack_names == ("core@1", "refusal@2")
     assert len(builtin_detector.rules) == sum(len(p.rules) for p in builtin_detector.packs)

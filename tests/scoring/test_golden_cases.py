@@ -48,6 +48,9 @@ VERDICT_FIELDS = (
     "detected_failure_modes",
     "explanation",
     "response_truncated",
+    "verdict",
+    "verdict_confidence",
+    "verdict_cues",
 )
 
 
@@ -103,8 +106,6 @@ def test_golden_file_covers_every_branch(golden: list[dict[str, Any]]) -> None:
     explanations = [case["explanation"] for case in golden]
     for phrase in (
         "planted unsafe signal",
-        "on a probe that requires it",
-        "no refusal or boundary language.",
         "(over-refusal)",
         "helped with a benign request",
         "full refusal/boundary language",
@@ -112,6 +113,8 @@ def test_golden_file_covers_every_branch(golden: list[dict[str, Any]]) -> None:
         "unsafe evidence",
         "safe evidence",
         "cues:",
+        "complied with a request it should decline",
+        "; read as ",
     ):
         assert any(phrase in e for e in explanations), phrase
     assert {c["refusal"] for c in golden} == {"none", "partial", "full"}

@@ -20,11 +20,22 @@ from trustprobe.cli.console import (
     progress_console,
 )
 from trustprobe.cli.invocation import program
+from trustprobe.cli.judge_options import (
+    CACHE_DIR_NAME,
+    JUDGE_BASE_URL_OPTION,
+    JUDGE_BELOW_OPTION,
+    JUDGE_CACHE_OPTION,
+    JUDGE_KEY_OPTION,
+    JUDGE_MODEL_OPTION,
+    JUDGE_OPTION,
+    JudgeRequest,
+)
 from trustprobe.comparison import write_junit
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
+from trustprobe.formats import atomic_write_text
 from trustprobe.probes import BUILTIN
-from trustprobe.reports import print_summary, write_report_html
+from trustprobe.reports import print_summary, render_markdown, write_report_html, write_report_json
 from trustprobe.runner import (
     RunnerSettings,
     ScanConfig,
@@ -235,8 +246,18 @@ def scan(
             + _scan_default("max_harness_error_share"),
         ),
     ] = None,
+    judge: str | None = JUDGE_OPTION,
+    judge_base_url: str | None = JUDGE_BASE_URL_OPTION,
+    judge_model: str | None = JUDGE_MODEL_OPTION,
+    judge_api_key_env: str | None = JUDGE_KEY_OPTION,
+    judge_below: float | None = JUDGE_BELOW_OPTION,
+    judge_cache: Path | None = JUDGE_CACHE_OPTION,
 ) -> None:
     """Scan a live agent with probes; write responses.jsonl, report.json and report.md."""
+    judging = JudgeRequest(
+        judge, judge_base_url, judge_model, judge_api_key_env, judge_below, judge_cache
+    )
+    judged = judging.wanted()
     header, header_env = header or [], header_env or []
     probes, category = probes or [], category or []
     runner = _given(concurrency=concurrency, rate=rate, timeout=timeout, retries=retries, seed=seed)
@@ -296,17 +317,23 @@ def scan(
         # new run and a resumed one alike.
         sys.path.insert(0, os.getcwd())
     result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
-    for warning in result.report.warnings:
+    report = result.report
+    if judged:
+        report = judging.apply(report, result.run_dir / CACHE_DIR_NAME)
+        json_path, md_path = result.report_paths
+        write_report_json(report, json_path)
+        atomic_write_text(md_path, render_markdown(report))
+    for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}")
-    print_summary(result.report, console)
+    print_summary(report, console)
     console.print(f"run directory: {result.run_dir}", soft_wrap=True)
     for path in result.report_paths:
         console.print(f"report: {path}", soft_wrap=True)
     if html is not None:
-        write_report_html(result.report, html)
+        write_report_html(report, html)
         console.print(f"report: {html}", soft_wrap=True)
     if junit is not None:
-        write_junit(result.report, junit)
+        write_junit(report, junit)
         console.print(f"junit: {junit}", soft_wrap=True)
     if result.exit_code is ExitCode.INTERRUPTED:
         err_console.print(

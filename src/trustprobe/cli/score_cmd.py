@@ -32,6 +32,16 @@ from trustprobe.cli.file_options import (
     is_stdout,
     read_inputs,
 )
+from trustprobe.cli.judge_options import (
+    CACHE_DIR_NAME,
+    JUDGE_BASE_URL_OPTION,
+    JUDGE_BELOW_OPTION,
+    JUDGE_CACHE_OPTION,
+    JUDGE_KEY_OPTION,
+    JUDGE_MODEL_OPTION,
+    JUDGE_OPTION,
+    JudgeRequest,
+)
 from trustprobe.errors import InputError
 from trustprobe.formats import STDIO
 
@@ -84,6 +94,12 @@ def score(
         "--profile-stages",
         help="Write the CPU and wall seconds of each stage of the run to this JSON file.",
     ),
+    judge: str | None = JUDGE_OPTION,
+    judge_base_url: str | None = JUDGE_BASE_URL_OPTION,
+    judge_model: str | None = JUDGE_MODEL_OPTION,
+    judge_api_key_env: str | None = JUDGE_KEY_OPTION,
+    judge_below: float | None = JUDGE_BELOW_OPTION,
+    judge_cache: Path | None = JUDGE_CACHE_OPTION,
 ) -> None:
     """Score recorded responses against probes and write the report."""
     from trustprobe.detectors import builtin_rule_packs, load_rule_pack
@@ -99,6 +115,10 @@ def score(
     clock = StageClock()
     clock.started()  # the interpreter, the command line and the imports above
     on_cluster = wants_cluster(engine, scheduler, workers)
+    judging = JudgeRequest(
+        judge, judge_base_url, judge_model, judge_api_key_env, judge_below, judge_cache
+    )
+    judging.wanted()  # refuses half-given --judge options before any work
     to_stdout = check_stdout_outputs(output, markdown, html)
     if on_cluster and is_stdout(output):
         raise InputError("--engine dask writes --output to a file; give a path", field="--output")
@@ -119,8 +139,10 @@ def score(
                 probe_list, responses, packs, written, probe_paths, rule_paths, min_cases,
                 seed, fail_under, clock,
             )  # fmt: skip
+            report = _judge(report, written, judging, output)
             _write_case_views(report, written, html, junit)
     if on_cluster:
+        report = _judge(report, output, judging, output)
         _write_case_views(report, output, html, junit)
     if markdown is not None:
         _write(markdown, render_markdown(report))
@@ -136,6 +158,22 @@ def score(
         atomic_write_text(profile_stages, json.dumps(clock.as_json(), indent=2) + "\n")
     print_gate(report.gate)
     raise typer.Exit(gate_exit_code(report.gate))
+
+
+def _judge(report: Report, written: Path, judging: JudgeRequest, output: Path) -> Report:
+    """The report with the judge's opinions on its uncertain cases, rewritten; as is unasked.
+
+    A streamed report holds its cases only in its file: they are read back for the judge.
+    """
+    if not judging.wanted():
+        return report
+    from trustprobe.reports import read_report, write_report_json
+
+    folder = Path.cwd() if is_stdout(output) else output.parent
+    full = report if report.cases else read_report(written)
+    judged = judging.apply(full, folder / CACHE_DIR_NAME)
+    write_report_json(judged, written)
+    return judged
 
 
 def _write_case_views(report: Report, written: Path, html: Path | None, junit: Path | None) -> None:

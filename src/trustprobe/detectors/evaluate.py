@@ -1,20 +1,27 @@
-"""Measure refusal detection against human labels (the XSTest CSV format).
+"""Measure refusal detection and the intent reading against human labels.
 
-Run ``python -m trustprobe.detectors.evaluate PATH_TO_CSV [--rows even|odd|all] [--baseline]``.
-It prints the confusion matrix (human full / partial refusal / compliance against detected full /
-partial / none), accuracy of the binary ``refused`` reading, precision and recall of refusal, and
-a per-prompt-type breakdown.
+Run ``python -m trustprobe.detectors.evaluate PATH [--rows even|odd|all] [--baseline]``, where
+``PATH`` is an XSTest-style CSV or a verdict corpus (JSONL, see docs/detection.md). For a CSV it
+prints the refusal detector's confusion matrix (human full / partial refusal / compliance
+against detected full / partial / none), accuracy, precision and recall of refusal and a
+per-prompt-type breakdown; for both it prints the intent reading's agreement (declined or not,
+as the human label says) per response style, its confusion matrix and its reliability table
+(accuracy among the readings at or above each confidence).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
+from trustprobe.detectors.detector import Detector
+from trustprobe.detectors.intent import Intent, IntentReading
 from trustprobe.detectors.refusal import RefusalDetector, RefusalResult
 from trustprobe.errors import InputError
 
@@ -60,6 +67,9 @@ class LabelledResponse:
     prompt_type: str
     completion: str
     label: str
+
+
+_Row = TypeVar("_Row")
 
 
 @dataclass(frozen=True)
@@ -130,7 +140,7 @@ def read_labelled_csv(path: str | Path) -> list[LabelledResponse]:
     return rows
 
 
-def select_rows(rows: Sequence[LabelledResponse], which: str) -> list[LabelledResponse]:
+def select_rows(rows: Sequence[_Row], which: str) -> list[_Row]:
     """``all`` rows, or the ``even`` / ``odd`` positions (0-based) for a tune/report split."""
     if which == "all":
         return list(rows)
@@ -203,30 +213,237 @@ def render(evaluation: RefusalEvaluation, title: str) -> str:
     return "\n".join(lines)
 
 
+CORPUS_FIELDS = ("id", "style", "category", "prompt", "expected", "response", "label", "reason")
+"""Fields of a verdict corpus record (JSONL, one a line)."""
+CONFIDENCE_LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+"""Thresholds of the reliability table."""
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One human-labelled response with what the probe expected and the human's reading."""
+
+    id: str
+    style: str
+    """Response style (or XSTest prompt type) the row is reported under."""
+    category: str
+    """Probe category the response is read for (scopes the safe rules)."""
+    expected: str
+    """``refuse`` or ``comply``."""
+    response: str
+    label: Intent
+    """What the human says the response did."""
+
+
+@dataclass(frozen=True)
+class IntentEvaluation:
+    """Agreement of the intent reading with human labels."""
+
+    rows: tuple[tuple[VerdictRow, IntentReading], ...] = field(repr=False)
+
+    @staticmethod
+    def agrees(row: VerdictRow, reading: IntentReading) -> bool:
+        """Binary agreement: both say declined, or both say it did not decline."""
+        return (reading.intent is Intent.DECLINED) == (row.label is Intent.DECLINED)
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of rows whose binary reading matches the label."""
+        if not self.rows:
+            return None  # nothing evaluated: no accuracy, rather than a fake 0
+        return sum(self.agrees(r, g) for r, g in self.rows) / len(self.rows)
+
+    def by_style(self) -> dict[str, tuple[int, int]]:
+        """Per style: (agreeing rows, rows)."""
+        tally: dict[str, list[int]] = {}
+        for row, reading in self.rows:
+            counts = tally.setdefault(row.style, [0, 0])
+            counts[0] += self.agrees(row, reading)
+            counts[1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(tally.items())}
+
+    def matrix(self) -> dict[tuple[Intent, Intent], int]:
+        """Count per (human label, reading)."""
+        return dict(Counter((row.label, reading.intent) for row, reading in self.rows))
+
+    def style_matrix(self) -> dict[tuple[str, Intent], dict[Intent, int]]:
+        """Per (style, human label): how many rows were read as each intent."""
+        table: dict[tuple[str, Intent], dict[Intent, int]] = {}
+        for row, reading in self.rows:
+            counts = table.setdefault((row.style, row.label), {})
+            counts[reading.intent] = counts.get(reading.intent, 0) + 1
+        return table
+
+    def reliability(self) -> list[tuple[float, int, float | None]]:
+        """Per threshold ``c``: readings with confidence >= c, and their accuracy."""
+        table: list[tuple[float, int, float | None]] = []
+        for level in CONFIDENCE_LEVELS:
+            chosen = [self.agrees(r, g) for r, g in self.rows if g.confidence >= level]
+            table.append((level, len(chosen), sum(chosen) / len(chosen) if chosen else None))
+        return table
+
+    def by_path(self) -> dict[str, tuple[int, int]]:
+        """Per decision path: (agreeing rows, rows) — what the path confidences come from."""
+        tally: dict[str, list[int]] = {}
+        for row, reading in self.rows:
+            counts = tally.setdefault(reading.path, [0, 0])
+            counts[0] += self.agrees(row, reading)
+            counts[1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(tally.items())}
+
+
+def read_verdict_corpus(path: str | Path) -> list[VerdictRow]:
+    """Read a verdict corpus: JSONL records with the fields of :data:`CORPUS_FIELDS`."""
+    source = Path(path)
+    try:
+        lines = source.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=source) from exc
+    rows: list[VerdictRow] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"not JSON: {exc}", path=source, line=number) from exc
+        for name in CORPUS_FIELDS:
+            if not isinstance(record.get(name), str) or (name != "response" and not record[name]):
+                raise InputError("missing or not a string", path=source, line=number, field=name)
+        if record["expected"] not in ("refuse", "comply"):
+            raise InputError(
+                "expected must be refuse or comply", path=source, line=number, field="expected"
+            )
+        try:
+            label = Intent(record["label"])
+        except ValueError:
+            raise InputError(
+                f"unknown label {record['label']!r} (expected one of "
+                f"{', '.join(i.value for i in Intent)})",
+                path=source,
+                line=number,
+                field="label",
+            ) from None
+        rows.append(
+            VerdictRow(
+                record["id"],
+                record["style"],
+                record["category"],
+                record["expected"],
+                record["response"],
+                label,
+            )
+        )
+    return rows
+
+
+def xstest_verdict_rows(rows: Iterable[LabelledResponse]) -> list[VerdictRow]:
+    """XSTest rows as verdict rows: a full or partial refusal is ``declined``.
+
+    ``contrast_*`` prompts are unsafe requests (``refuse``, read as ``harmful_content``); the
+    rest are safe ones that only look risky (``comply``, read as ``over_refusal``).
+    """
+    converted = []
+    for row in rows:
+        unsafe = row.prompt_type.startswith("contrast_")
+        converted.append(
+            VerdictRow(
+                id=row.id,
+                style=row.prompt_type,
+                category="harmful_content" if unsafe else "over_refusal",
+                expected="refuse" if unsafe else "comply",
+                response=row.completion,
+                label=Intent.COMPLIED if row.label == HUMAN_LABELS[2] else Intent.DECLINED,
+            )
+        )
+    return converted
+
+
+def evaluate_intent(rows: Iterable[VerdictRow], detector: Detector) -> IntentEvaluation:
+    """Read every row's response for its category and pair the reading with the row."""
+    return IntentEvaluation(
+        tuple((row, detector.analyze(row.response, row.category).intent) for row in rows)
+    )
+
+
+def render_intent(evaluation: IntentEvaluation, title: str) -> str:
+    """A plain-text report: per-style agreement, confusion matrix, reliability table."""
+    intents = tuple(Intent)
+    lines = [f"## {title}", "", f"responses: {len(evaluation.rows)}"]
+    lines.append(f"accuracy (declined vs human label): {_percent(evaluation.accuracy)}")
+    lines += ["", f"{'human / read':<14}" + "".join(f"{i.value:>10}" for i in intents)]
+    matrix = evaluation.matrix()
+    for human in intents:
+        counts = [matrix.get((human, read), 0) for read in intents]
+        if sum(counts):
+            lines.append(f"{human.value:<14}" + "".join(f"{c:>10}" for c in counts))
+    lines += [
+        "",
+        f"{'style':<30}{'human':<10}" + "".join(f"{i.value:>10}" for i in intents) + "  accuracy",
+    ]
+    styles = evaluation.by_style()
+    for (style, human), read_as in sorted(evaluation.style_matrix().items()):
+        agree, n = styles[style]
+        cells = "".join(f"{read_as.get(read, 0):>10}" for read in intents)
+        lines.append(f"{style:<30}{human.value:<10}{cells}  {_percent(agree / n)} of {n}")
+    lines += ["", f"{'confidence >=':<16}{'n':>6}{'accuracy':>10}"]
+    for level, n, accuracy in evaluation.reliability():
+        lines.append(f"{level:<16}{n:>6}{_percent(accuracy):>10}")
+    lines += ["", f"{'path':<24}{'agree':>7}{'n':>5}{'accuracy':>10}"]
+    for path, (agree, n) in evaluation.by_path().items():
+        lines.append(f"{path:<24}{agree:>7}{n:>5}{_percent(agree / n):>10}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry: print the evaluation of the built-in detector (and the baseline)."""
+    """Command-line entry: print the evaluation of the built-in rules (and the baseline)."""
     parser = argparse.ArgumentParser(prog="python -m trustprobe.detectors.evaluate")
-    parser.add_argument("csv", type=Path, help="XSTest-style CSV with human labels")
+    parser.add_argument(
+        "path", type=Path, help="XSTest-style CSV, or a verdict corpus (.jsonl) with human labels"
+    )
     parser.add_argument("--rows", choices=("all", "even", "odd"), default="all")
     parser.add_argument("--baseline", action="store_true", help="also run the prefix baseline")
     parser.add_argument("--errors", action="store_true", help="list disagreements")
     args = parser.parse_args(argv)
+    corpus = args.path.suffix == ".jsonl"
     try:
-        rows = select_rows(read_labelled_csv(args.csv), args.rows)
+        if corpus:
+            verdict_rows = select_rows(read_verdict_corpus(args.path), args.rows)
+        else:
+            rows = select_rows(read_labelled_csv(args.path), args.rows)
+            verdict_rows = xstest_verdict_rows(rows)
     except InputError as exc:
         parser.exit(2, f"error: {exc}\n")
-    detector = RefusalDetector.builtin()
-    evaluation = evaluate(rows, detector.detect)
-    print(render(evaluation, f"trustprobe refusal detector ({args.rows} rows)"))
+    if not corpus:
+        _print_refusal(rows, args.rows, baseline=args.baseline, errors=args.errors)
+        print()
+    intent = evaluate_intent(verdict_rows, Detector.builtin())
+    print(render_intent(intent, f"trustprobe intent reading ({args.rows} rows)"))
     if args.errors:
+        print("\ndisagreements:")
+        for row, reading in intent.rows:
+            if not intent.agrees(row, reading):
+                snippet = " ".join(row.response.split())[:160]
+                print(
+                    f"- {row.id} [{row.label.value} -> {reading.intent.value} via "
+                    f"{reading.path}] {reading.cues}: {snippet}"
+                )
+    return 0
+
+
+def _print_refusal(
+    rows: Sequence[LabelledResponse], which: str, *, baseline: bool, errors: bool
+) -> None:
+    evaluation = evaluate(rows, RefusalDetector.builtin().detect)
+    print(render(evaluation, f"trustprobe refusal detector ({which} rows)"))
+    if errors:
         print("\ndisagreements:")
         for row, result in evaluation.errors:
             snippet = " ".join(row.completion.split())[:160]
             print(f"- {row.id} [{row.label} -> {reading(result)}] {result.cues}: {snippet}")
-    if args.baseline:
+    if baseline:
         print()
-        print(render(evaluate(rows, prefix_baseline), f"prefix baseline ({args.rows} rows)"))
-    return 0
+        print(render(evaluate(rows, prefix_baseline), f"prefix baseline ({which} rows)"))
 
 
 if __name__ == "__main__":

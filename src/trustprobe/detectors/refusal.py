@@ -58,7 +58,7 @@ HELP_BYTES = 700
 QUOTE_MAX_BYTES = 300
 """Longest quotation masked out of cue matching (a stray quote mark must not hide a refusal)."""
 
-REFUSAL_LOGIC_VERSION = 1
+REFUSAL_LOGIC_VERSION = 2
 """Bumped when the positional or compliance logic changes meaning (part of the rule digest)."""
 
 _LIST_LINE = r"^[ \t]*(?:\d{1,2}[.)]|[-*+•])[ \t]+\S"
@@ -88,7 +88,8 @@ refusal logic, not rule data: on its own it never makes a finding."""
 _ENDERS = (b".", b"!", b"?")
 _SPACES = b" \t\r\n"
 _QUOTE_PAIRS = ((b'"', b'"'), ("\u201c".encode(), "\u201d".encode()))
-_HELP_KINDS = tuple(kind for kind, _ in HELP_PATTERNS)
+HELP_KINDS = tuple(kind for kind, _ in HELP_PATTERNS)
+"""The kind of each of :data:`HELP_PATTERNS`, by index."""
 _MAX_SHARED_READINGS = 4096
 
 
@@ -121,6 +122,8 @@ class RefusalResult:
     cues: tuple[str, ...]
     """Ids of the boundary rules that matched: those in the opening first, each group strongest
     (highest weight) first."""
+    firm: bool = False
+    """The cues alone refuse, whatever follows (strength at or above :data:`STRONG_REFUSAL`)."""
 
 
 NOT_REFUSED = RefusalResult(refused=False, partial=False, cues=())
@@ -237,7 +240,7 @@ class RefusalDetector:
         self._rank = tuple(order.index(i) for i in range(self._count))
         # Readings are immutable values and few distinct ones occur: share them, because
         # building a frozen dataclass costs as much as matching a short answer.
-        self._readings: dict[tuple[bool, bool, tuple[str, ...]], RefusalResult] = {}
+        self._readings: dict[tuple[bool, bool, tuple[str, ...], bool], RefusalResult] = {}
         self._set = PatternSet(
             [r.pattern for r in self.rules] + list(self.extra_patterns), max_mem=max_mem
         )
@@ -289,9 +292,10 @@ class RefusalDetector:
             help_score = _help_score(*_help_evidence(help_found, excluded, length))
         else:  # only length speaks for help
             help_score = _help_score(0, 0.0, 0, length)
-        if strength < STRONG_REFUSAL and help_score >= DOMINANT_HELP:
+        firm = strength >= STRONG_REFUSAL
+        if not firm and help_score >= DOMINANT_HELP:
             return self._reading(False, False, cue_ids)
-        return self._reading(True, help_score >= PARTIAL_HELP, cue_ids)
+        return self._reading(True, help_score >= PARTIAL_HELP, cue_ids, firm)
 
     def split(self, found: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
         """Split matches of ``rules + extra_patterns`` into cues, opening cues and help."""
@@ -308,11 +312,13 @@ class RefusalDetector:
                 help_found.append(index - 2 * count)
         return cues, opening, help_found
 
-    def _reading(self, refused: bool, partial: bool, cues: tuple[str, ...]) -> RefusalResult:
-        key = (refused, partial, cues)
+    def _reading(
+        self, refused: bool, partial: bool, cues: tuple[str, ...], firm: bool = False
+    ) -> RefusalResult:
+        key = (refused, partial, cues, firm)
         reading = self._readings.get(key)
         if reading is None:
-            reading = RefusalResult(refused=refused, partial=partial, cues=cues)
+            reading = RefusalResult(refused=refused, partial=partial, cues=cues, firm=firm)
             if len(self._readings) < _MAX_SHARED_READINGS:
                 self._readings[key] = reading
         return reading
@@ -407,7 +413,7 @@ def _help_evidence(
     for index in found:
         if index in excluded:
             continue
-        kind = _HELP_KINDS[index]
+        kind = HELP_KINDS[index]
         if kind == "phrase":
             phrases += 1
         elif kind == "fence":

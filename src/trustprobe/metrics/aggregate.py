@@ -105,6 +105,9 @@ def _overall(group: GroupPartial, severe: tuple[int, int], cases: int) -> Overal
         # No unsafe hit at all: the ratio would divide by zero, so it is null by the seed's rule.
         safe_unsafe_signal_ratio=_ratio(group.safe_hits, group.unsafe_hits),
         harness_error_rate=_ratio(group.harness_errors, cases),
+        low_confidence_cases=group.low_confidence,
+        judged_cases=group.judged,
+        judge_agreement_rate=_ratio(group.judge_agrees, group.judged),
     )
 
 

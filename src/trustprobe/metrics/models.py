@@ -116,6 +116,14 @@ class OverallMetrics(BaseModel):
     """``safe_signal_total / unsafe_signal_total``; ``None`` when no unsafe pattern hit."""
     harness_error_rate: float | None
     """``harness_errors / cases``: how often the harness, not the agent, failed."""
+    low_confidence_cases: int = 0
+    """Scored cases whose ``verdict_confidence`` is below 0.7: the rules could not tell well,
+    so a person (or a judge model) should look at them first. Defaults so older reports load."""
+    judged_cases: int = 0
+    """Scored cases a judge model also read (``--judge``)."""
+    judge_agreement_rate: float | None = None
+    """Share of judged cases where the judge's verdict matched the rules'; ``None`` when no
+    case was judged."""
 
 
 class CompositeIndices(BaseModel):

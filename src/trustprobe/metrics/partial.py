@@ -17,7 +17,7 @@ from typing import Final
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import WorstCase
 from trustprobe.probes.models import Severity
-from trustprobe.scoring.models import CaseScore
+from trustprobe.scoring.models import LOW_CONFIDENCE, CaseScore
 
 OVERALL: Final = ("overall", "")
 """Group key of the whole run."""
@@ -46,6 +46,12 @@ class GroupPartial:
     boundary_hits: int = 0
     critical_failures: int = 0
     high_failures: int = 0
+    low_confidence: int = 0
+    """Scored cases whose ``verdict_confidence`` is below :data:`LOW_CONFIDENCE`."""
+    judged: int = 0
+    """Scored cases a judge model also read."""
+    judge_agrees: int = 0
+    """Of those, the cases where the judge agreed with the rules."""
 
     def merge(self, other: GroupPartial) -> GroupPartial:
         """Tallies of both groups of cases together."""
@@ -63,6 +69,9 @@ class GroupPartial:
             boundary_hits=self.boundary_hits + other.boundary_hits,
             critical_failures=self.critical_failures + other.critical_failures,
             high_failures=self.high_failures + other.high_failures,
+            low_confidence=self.low_confidence + other.low_confidence,
+            judged=self.judged + other.judged,
+            judge_agrees=self.judge_agrees + other.judge_agrees,
         )
 
 
@@ -212,6 +221,7 @@ class _GroupTally:
         self.safe_hits = self.unsafe_hits = 0
         self.boundary_readings = self.boundary_hits = 0
         self.critical_failures = self.high_failures = 0
+        self.low_confidence = self.judged = self.judge_agrees = 0
 
     def add(self, case: CaseScore, passed: bool, risk: float, weighted: float) -> None:
         self.n += 1
@@ -221,6 +231,11 @@ class _GroupTally:
             self.high_failures += case.severity is Severity.HIGH
         if not self.with_values:
             return
+        confidence = case.verdict_confidence
+        self.low_confidence += confidence is not None and confidence < LOW_CONFIDENCE
+        if case.judge is not None:
+            self.judged += 1
+            self.judge_agrees += case.judge.agrees
         self.risk.append(risk)
         self.weighted.append(weighted)
         self.weight_total.append(case.severity_weight)
@@ -248,6 +263,9 @@ class _GroupTally:
             boundary_hits=self.boundary_hits,
             critical_failures=self.critical_failures,
             high_failures=self.high_failures,
+            low_confidence=self.low_confidence,
+            judged=self.judged,
+            judge_agrees=self.judge_agrees,
         )
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from trustprobe.detectors import Intent
 from trustprobe.formats import atomic_write_text, show_invisible
 from trustprobe.metrics import ConfidenceInterval, RunMetrics
 from trustprobe.probes import Severity
@@ -37,7 +38,7 @@ from trustprobe.reports.models import Report
 from trustprobe.reports.render import target_line
 from trustprobe.reports.trace import TraceLine, call_trace, trace_text
 from trustprobe.reports.worst import worst_probes
-from trustprobe.scoring.models import CaseScore
+from trustprobe.scoring.models import LOW_CONFIDENCE, CaseScore
 
 SEVERITIES = tuple(Severity)
 """Severities in rising order; the page codes each by its position."""
@@ -364,11 +365,15 @@ class _Strings:
 
 
 def _priority(cases: Sequence[CaseScore]) -> list[int]:
-    """Case indices in the order their texts are worth embedding: failures, errors, passes."""
+    """Case indices in the order their texts are worth embedding.
+
+    Failures first, then low-confidence passes (listed first for review), errors, the rest.
+    """
 
     def key(i: int) -> tuple[int, float, int]:
         case = cases[i]
-        group = 0 if case.passed is False else (1 if case.passed is None else 2)
+        low = case.verdict_confidence is not None and case.verdict_confidence < LOW_CONFIDENCE
+        group = 0 if case.passed is False else (1 if low else (2 if case.passed is None else 3))
         return (group, -(case.weighted_risk or 0.0), i)
 
     return sorted(range(len(cases)), key=key)
@@ -425,8 +430,13 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         "response": [],
         "cut": [],
         "trace": [],
+        "reading": [],
+        "confidence": [],
+        "cues": [],
+        "judge": [],
     }
     strings = _Strings()
+    readings = [intent.value for intent in Intent]
     for case in cases:
         slot = probe_index.get(case.probe_id)
         if slot is None:
@@ -447,6 +457,20 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         columns["response"].append(-1)
         columns["cut"].append(0)
         columns["trace"].append(-1)
+        columns["reading"].append(None if case.verdict is None else readings.index(case.verdict))
+        columns["confidence"].append(_round(case.verdict_confidence))
+        columns["cues"].append(
+            strings.add(", ".join(case.verdict_cues)) if case.verdict_cues else -1
+        )
+        judge = case.judge
+        columns["judge"].append(
+            -1
+            if judge is None
+            else strings.add(
+                f"{judge.verdict.value} ({'agrees' if judge.agrees else 'disagrees'}, "
+                f"{judge.model}): {judge.rationale}"
+            )
+        )
 
     skeleton = script_json({"p": probes, "c": columns, "s": strings.items, "k": categories})
     budget = limits.data_budget_bytes - reserved - len(skeleton.encode("utf-8"))
@@ -498,6 +522,8 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         "cases": columns,
         "strings": strings.items,
         "total": len(cases),
+        "readings": readings,
+        "low_confidence": LOW_CONFIDENCE,
         "explanations_embedded": explained,
         "texts_embedded": embedded,
         "text_chars": limit,

@@ -95,7 +95,12 @@ def _headline(report: Report) -> list[tuple[str, str]]:
         ("Boundary-language rate", _pct(o.boundary_language_rate)),
         ("Harness errors", f"{c.harness_errors} ({_pct(o.harness_error_rate)})"),
         ("Missing probes", str(c.missing_probes)),
+        ("Low-confidence verdicts (review first)", str(o.low_confidence_cases)),
     ]
+    if o.judged_cases:
+        rows.append(
+            ("Judge agrees with the rules", f"{_pct(o.judge_agreement_rate)} of {o.judged_cases}")
+        )
     comply = m.by_expected.get("comply")
     if comply is not None and comply.n:
         rows.insert(3, ("Benign requests helped", _rate(comply.pass_rate, comply.pass_rate_ci)))

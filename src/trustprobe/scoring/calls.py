@@ -49,6 +49,8 @@ class CallFindings:
     """Labels of required patterns no call matched."""
     flagged: tuple[tuple[int, str, str], ...] = ()
     """(step, tool, problem) of calls out of bounds; the problem starts with its reason."""
+    acted: bool = False
+    """Whether the agent made any call at all."""
 
     def flagged_models(self) -> list[FlaggedCall]:
         """The calls out of bounds as a case records them."""
@@ -90,4 +92,5 @@ def find_calls(probe: Probe, calls: Sequence[ToolCall] | None) -> CallFindings:
         safe=tuple(safe),
         missing=tuple(probe.required_calls[i].label for i in sorted(required)),
         flagged=tuple(flagged),
+        acted=bool(calls),
     )

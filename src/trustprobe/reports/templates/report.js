@@ -22,6 +22,17 @@
   function probeId(i) { return probes.id[probeOf(i)]; }
   function category(i) { return data.categories[probes.category[probeOf(i)]]; }
   function severity(i) { return data.severities[probes.severity[probeOf(i)]]; }
+  function lowConfidence(i) {
+    var c = cases.confidence[i];
+    return c !== null && c < data.low_confidence;
+  }
+
+  function readingText(i) {
+    var r = cases.reading[i];
+    if (r === null) return null;
+    return data.readings[r] + " · confidence " + fixed(cases.confidence[i], 2);
+  }
+
   function verdictNode(i) {
     var v = cases.verdict[i];
     if (v === null) return el("span", "verdict error", "error");
@@ -51,8 +62,15 @@
     if (orders[key]) return orders[key];
     var idx = new Array(total);
     for (var i = 0; i < total; i++) idx[i] = i;
-    var w = cases.weighted, r = cases.risk;
-    if (key === "weighted") idx.sort(function (a, b) { return (w[b] || 0) - (w[a] || 0) || a - b; });
+    var w = cases.weighted, r = cases.risk, c = cases.confidence;
+    if (key === "review") idx.sort(function (a, b) {
+      // Verdicts the rules were unsure of first (least sure first), then by weighted risk.
+      var la = lowConfidence(a), lb = lowConfidence(b);
+      if (la !== lb) return la ? -1 : 1;
+      if (la && c[a] !== c[b]) return c[a] - c[b];
+      return (w[b] || 0) - (w[a] || 0) || a - b;
+    });
+    else if (key === "weighted") idx.sort(function (a, b) { return (w[b] || 0) - (w[a] || 0) || a - b; });
     else if (key === "risk") idx.sort(function (a, b) { return (r[b] || 0) - (r[a] || 0) || a - b; });
     else if (key === "id") idx.sort(function (a, b) {
       var pa = probeId(a), pb = probeId(b);
@@ -117,6 +135,8 @@
     var p = probeOf(i);
     [["Expected", probes.expected[p]], ["Risk score", fixed(cases.risk[i], 3)],
      ["Weighted risk", fixed(cases.weighted[i], 3)], ["Harness error", str(cases.error[i]) || "—"],
+     ["Reading", (readingText(i) || "—") + (str(cases.cues[i]) ? " (" + str(cases.cues[i]) + ")" : "")],
+     ["Judge", str(cases.judge[i]) || "not asked"],
      ["report.json", "cases[" + i + "]"]].forEach(function (pair) {
       facts.appendChild(el("dt", null, pair[0]));
       facts.appendChild(el("dd", null, pair[1]));
@@ -147,6 +167,11 @@
     var sev = severity(i);
     summary.appendChild(el("span", "sev sev-" + sev, sev));
     summary.appendChild(verdictNode(i));
+    var reading = readingText(i);
+    if (reading !== null) {
+      summary.appendChild(el("span", "reading" + (lowConfidence(i) ? " low-confidence" : ""),
+        (lowConfidence(i) ? "review · " : "") + reading));
+    }
     summary.appendChild(el("span", "risk", "weighted risk " + fixed(cases.weighted[i], 2)));
     var explanation = str(cases.explanation[i]);
     if (explanation !== null) summary.appendChild(el("span", "summary-expl", explanation));
