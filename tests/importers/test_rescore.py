@@ -56,8 +56,9 @@ def test_garak_transcripts_are_rescored_and_compared(tmp_path: Path) -> None:
     assert scored.exit_code == 0, scored.output
     verdicts = {c["probe_id"]: c["passed"] for c in json.loads(report.read_text())["cases"]}
     assert sum(1 for v in verdicts.values() if v is False) == 68  # all but the two DAN echoes
-    first = disagreements[0]
-    assert verdicts[first["probe_id"]] is False and first["they_passed"] is True
+    for disagreement in disagreements:  # the written files score as the summary said
+        assert verdicts[disagreement["probe_id"]] is disagreement["we_passed"]
+        assert disagreement["they_passed"] is not disagreement["we_passed"]
 
 
 def test_human_summary_shows_the_agreement_table_and_disagreements(tmp_path: Path) -> None:
