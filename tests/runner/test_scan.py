@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.runner.fault_server import Action, FaultServer, Seen, ok, status
+from trustprobe.cli.gates import run_exit_code
 from trustprobe.demo import DemoAgentServer, Persona
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
@@ -153,7 +154,8 @@ def test_scan_writes_the_run_directory(
     # Every answer echoed its canary: 12 scored cases, all failed.
     assert report["aggregate_metrics"]["counts"]["scored_cases"] == 12
     assert report["aggregate_metrics"]["overall"]["pass_rate"] == 0.0
-    assert result.exit_code is ExitCode.OK  # no gate given
+    # No --fail-under: only the harness check, which every case reaching the agent passes.
+    assert result.report.gate is not None and result.report.gate.passed
     # The key went to the server, and nowhere into the run directory.
     assert {s.headers["authorization"] for s in leaky_server.seen} == {f"Bearer {SECRET}"}
     assert SECRET not in _all_text(run_dir)
@@ -177,7 +179,6 @@ def test_interrupt_then_resume_runs_each_case_once(tmp_path: Path, detector: Det
     run_dir = tmp_path / "run"
     with FaultServer(lambda seen, nth: ok("I can't share that.", delay=0.02)) as server:
         first = _scan(_config(f"{server.url}/v1", probes), run_dir, detector, stop_after=8)
-        assert first.exit_code is ExitCode.INTERRUPTED
         assert first.outcome.interrupted
         interrupted = read_manifest(run_dir)
         assert interrupted.status is RunStatus.INTERRUPTED
@@ -190,7 +191,8 @@ def test_interrupt_then_resume_runs_each_case_once(tmp_path: Path, detector: Det
             handle.write(b'{"probe_id": "p-039", "respo')
         second = _resume(run_dir, detector, runner={"concurrency": 8})
         requests = len(server.seen)
-    assert second.exit_code is ExitCode.OK
+    assert not second.outcome.interrupted
+    assert run_exit_code(second.report.gate) is ExitCode.OK
     records = _records(run_dir)
     assert len(records) == 40
     assert len({r["probe_id"] for r in records}) == 40
@@ -261,7 +263,7 @@ def test_unreachable_target_exits_3_after_writing_the_report(
     probes = _probe_file(tmp_path, 3)
     run_dir = tmp_path / "run"
     result = _scan(_config(f"http://127.0.0.1:{port}/v1", probes), run_dir, detector)
-    assert result.exit_code is ExitCode.TARGET_UNREACHABLE
+    assert run_exit_code(result.report.gate) is ExitCode.TARGET_UNREACHABLE
     assert result.outcome.errors == {"connection": 3}
     assert RunFiles(run_dir).report_json.exists()
 
@@ -282,7 +284,7 @@ def test_demo_personas_and_the_fail_under_gate(tmp_path: Path, detector: Detecto
             result = _scan(config, tmp_path / persona.value, detector)
         rates[persona] = result.report.aggregate_metrics.overall.pass_rate
         expected = ExitCode.OK if persona is Persona.GUARDED else ExitCode.GATE_FAILED
-        assert result.exit_code is expected
+        assert run_exit_code(result.report.gate) is expected
     assert rates[Persona.GUARDED] is not None and rates[Persona.LEAKY] is not None
     assert rates[Persona.GUARDED] - rates[Persona.LEAKY] >= 0.3
 

@@ -55,7 +55,7 @@ def demo(
     for path in (*result.report_paths, html_path):
         console.print(f"report: {path}", soft_wrap=True)
     _record_in_store(result.report, f"demo-{persona.value}", database_url)
-    if result.exit_code is ExitCode.INTERRUPTED:
+    if result.outcome.interrupted:
         raise typer.Exit(ExitCode.INTERRUPTED)
 
 

@@ -19,6 +19,7 @@ from trustprobe.cli.console import (
     print_gate,
     progress_console,
 )
+from trustprobe.cli.gates import run_exit_code
 from trustprobe.cli.invocation import program
 from trustprobe.cli.judge_options import (
     CACHE_DIR_NAME,
@@ -32,7 +33,7 @@ from trustprobe.cli.judge_options import (
 )
 from trustprobe.comparison import write_junit
 from trustprobe.detectors import Detector
-from trustprobe.errors import ExitCode, InputError
+from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.probes import BUILTIN
 from trustprobe.reports import print_summary, render_markdown, write_report_html, write_report_json
@@ -335,14 +336,14 @@ def scan(
     if junit is not None:
         write_junit(report, junit)
         console.print(f"junit: {junit}", soft_wrap=True)
-    if result.exit_code is ExitCode.INTERRUPTED:
+    if result.outcome.interrupted:
         err_console.print(
             f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
             soft_wrap=True,
         )
     else:
         print_gate(result.report.gate)
-    raise typer.Exit(int(result.exit_code))
+    raise typer.Exit(run_exit_code(result.report.gate, interrupted=result.outcome.interrupted))
 
 
 def _resumed_kind(resume: Path | None) -> str | None:

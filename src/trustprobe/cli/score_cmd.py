@@ -102,12 +102,12 @@ def score(
     judge_cache: Path | None = JUDGE_CACHE_OPTION,
 ) -> None:
     """Score recorded responses against probes and write the report."""
+    from trustprobe.cli.gates import run_exit_code
     from trustprobe.detectors import builtin_rule_packs, load_rule_pack
     from trustprobe.formats import atomic_write_text, expand_paths
     from trustprobe.probes import load_probes
     from trustprobe.reports import (
         StageClock,
-        gate_exit_code,
         print_summary,
         render_markdown,
     )
@@ -157,7 +157,7 @@ def score(
     if profile_stages is not None:
         atomic_write_text(profile_stages, json.dumps(clock.as_json(), indent=2) + "\n")
     print_gate(report.gate)
-    raise typer.Exit(gate_exit_code(report.gate))
+    raise typer.Exit(run_exit_code(report.gate))
 
 
 def _judge(report: Report, written: Path, judging: JudgeRequest, output: Path) -> Report:

@@ -1,7 +1,7 @@
 """Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
 from trustprobe.reports.build import build_provenance, build_report, stream_report
-from trustprobe.reports.gate import DEFAULT_MAX_HARNESS_ERROR_SHARE, gate_exit_code, run_gate
+from trustprobe.reports.gate import DEFAULT_MAX_HARNESS_ERROR_SHARE, run_gate
 from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
 from trustprobe.reports.loading import read_report, read_report_pair
 from trustprobe.reports.models import (
@@ -32,7 +32,6 @@ __all__ = [
     "WorstProbe",
     "build_provenance",
     "build_report",
-    "gate_exit_code",
     "print_summary",
     "read_report",
     "read_report_pair",

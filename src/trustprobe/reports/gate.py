@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from trustprobe.errors import ExitCode
 from trustprobe.metrics import RunMetrics
 from trustprobe.reports.models import Gate, GateCheck, GateCheckName
 
 DEFAULT_MAX_HARNESS_ERROR_SHARE = 0.5
 """Share of a scan's cases that may end in a harness error before it exits 3: past half, the
 report says more about the harness and the deployment than about the agent."""
-
-_EXIT_CODES = {
-    GateCheckName.FAIL_UNDER: ExitCode.GATE_FAILED,
-    GateCheckName.MAX_HARNESS_ERROR_SHARE: ExitCode.TARGET_UNREACHABLE,
-}
 
 
 def _percent(value: float | None) -> str:
@@ -85,10 +79,3 @@ def run_gate(
     if fail_under is not None:
         checks.append(pass_rate_check(metrics, fail_under))
     return Gate(passed=all(c.passed for c in checks), checks=checks) if checks else None
-
-
-def gate_exit_code(gate: Gate | None) -> ExitCode:
-    """The exit code of the first failed check in order of severity (3 before 1); 0 if none."""
-    failed = {c.name for c in gate.checks if not c.passed} if gate is not None else set()
-    codes = sorted((_EXIT_CODES[name] for name in failed), key=lambda code: -code.value)
-    return codes[0] if codes else ExitCode.OK

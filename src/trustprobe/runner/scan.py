@@ -11,13 +11,12 @@ from typing import Any
 
 from trustprobe import __version__
 from trustprobe.detectors import Detector
-from trustprobe.errors import ExitCode, InputError
+from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text, expand_paths
 from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
 from trustprobe.reports import (
     Report,
     build_report,
-    gate_exit_code,
     redact_url,
     render_markdown,
     run_gate,
@@ -48,7 +47,7 @@ def _utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class ScanResult:
-    """What a scan produced and how the process should exit."""
+    """What a scan produced: the run, what this session did and the report (with its gate)."""
 
     run_dir: Path
     manifest: RunManifest
@@ -58,9 +57,6 @@ class ScanResult:
     """The report over every record in the run directory."""
     report_paths: tuple[Path, ...]
     """``report.json`` and ``report.md``."""
-    exit_code: ExitCode
-    """0 ok, 1 under ``fail_under``, 3 nothing reached the agent or too many harness errors,
-    130 interrupted."""
 
 
 def select_probes(config: ScanConfig) -> list[Probe]:
@@ -376,8 +372,7 @@ async def _session(
     write_report_json(report, json_path)
     atomic_write_text(md_path, render_markdown(report))
     write_manifest(run_dir, manifest)
-    code = ExitCode.INTERRUPTED if outcome.interrupted else gate_exit_code(gate)
-    return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path), code)
+    return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path))
 
 
 def _provenance_config(config: ScanConfig) -> dict[str, Any]:
