@@ -82,11 +82,6 @@ class RunOutcome:
     repaired: tuple[tuple[str, int], ...] = ()
     """Cases whose answer held lone UTF-16 surrogates, replaced with U+FFFD."""
 
-    @property
-    def error_count(self) -> int:
-        """Records with a harness error."""
-        return sum(self.errors.values())
-
 
 @dataclass
 class _Tally:
