@@ -68,7 +68,13 @@ from trustprobe.observability import (
 )
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_provenance, run_gate
-from trustprobe.reports.stream import POINTS, POINTS_DEPTH, ReportStream, render_items
+from trustprobe.reports.stream import (
+    POINTS,
+    POINTS_DEPTH,
+    ReportStream,
+    render_items,
+    report_head,
+)
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import CaseScore, ScoringConfig
 
@@ -461,12 +467,7 @@ def score_shards(
         seed=seed,
         worst_n=worst_n,
     )
-    head = Report(
-        provenance=provenance,
-        cases=[],
-        aggregate_metrics=finalize_metrics(MetricsPartial(worst_n)),
-        observability=None,
-    )
+    head = report_head(provenance)
     token = uuid.uuid4().hex[:12]
     plan = _plan(client, probes, shards, seed=seed, block_records=block_records, token=token)
     work = plan.work

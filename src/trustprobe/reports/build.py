@@ -23,6 +23,7 @@ from trustprobe.reports.stream import (
     POINTS_DEPTH,
     ReportStream,
     render_items,
+    report_head,
 )
 from trustprobe.reports.target import ReportTarget
 from trustprobe.responses import (
@@ -152,13 +153,7 @@ def stream_report(
         probes, detector=detector, scoring=scoring, config=config, created_at=created_at,
         sources=sources, min_cases=min_cases, seed=seed, worst_n=worst_n,
     )  # fmt: skip
-    head = Report(
-        provenance=provenance,
-        target=target,
-        cases=[],
-        aggregate_metrics=finalize_metrics(MetricsPartial(worst_n)),
-        observability=None,
-    )
+    head = report_head(provenance, target)
     by_id = {p.id: p for p in probes}
     scorer = Scorer(detector, scoring)
     metrics = MetricsPartial(worst_n=worst_n)

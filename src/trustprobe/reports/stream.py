@@ -21,8 +21,10 @@ from typing import Any, BinaryIO, Final
 from pydantic import TypeAdapter
 
 from trustprobe.formats import writable_target
+from trustprobe.metrics import MetricsPartial, finalize_metrics
 from trustprobe.observability import ObservabilityPoint
-from trustprobe.reports.models import Report
+from trustprobe.reports.models import Provenance, Report
+from trustprobe.reports.target import ReportTarget
 from trustprobe.reports.writers import report_json
 from trustprobe.scoring import CaseScore
 
@@ -58,6 +60,21 @@ def _split(text: str, marker: str) -> tuple[str, str]:
         raise ValueError(f"report skeleton must hold {marker.strip()!r} exactly once")
     head, tail = text.split(marker)
     return head + marker[:-1], tail  # keep the "[", the closing "]" is written after the items
+
+
+def report_head(provenance: Provenance, target: ReportTarget | None = None) -> Report:
+    """A report with nothing scored yet: what a stream writes first, and the base of its end.
+
+    Only the schema version, the target and the provenance of it are written at the start;
+    the rest is replaced when the stream finishes.
+    """
+    return Report(
+        provenance=provenance,
+        target=target,
+        cases=[],
+        aggregate_metrics=finalize_metrics(MetricsPartial(worst_n=0)),
+        observability=None,
+    )
 
 
 def _head(report: Report) -> str:
