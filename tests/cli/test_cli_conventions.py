@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +15,13 @@ from tests.runner.fault_server import Action, FaultServer, Seen, ok, status
 from tests.runner.test_cli_scan import _probe_file
 
 
-def test_tables_in_a_log_are_not_cut_at_80_columns(cli: Cli) -> None:
-    # As in CI logs: stdout is a pipe, no terminal, no COLUMNS (what ``cli`` sets up).
-    listed = cli("probes", "list")
+def test_tables_in_a_log_are_not_cut_at_80_columns(tmp_path: Path) -> None:
+    # A real process whose stdout is a pipe, as in CI logs: the width is chosen at start-up.
+    listed = subprocess.run(
+        [sys.executable, "-m", "trustprobe", "probes", "list"],
+        env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     assert "…" not in listed.stdout
     assert "ds-002  deception_sycophancy  medium    refuse    code,sycophancy,authority,secu" in (
