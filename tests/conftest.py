@@ -1,4 +1,4 @@
-"""Suite-wide settings and shared fixtures: the built-in detector and the XSTest development set.
+"""Suite-wide settings and shared fixtures: the built-in detector, the XSTest set, the CLI.
 
 The development set is vendored under ``tests/data/xstest`` (CC BY 4.0, see its README), so a
 fresh clone runs every test that reads it.
@@ -13,7 +13,10 @@ from hypothesis import settings
 
 from tests.shared_data import XSTEST_CSV
 
-if TYPE_CHECKING:  # imported on use, so tests that need no detector do not pay for it
+if TYPE_CHECKING:  # imported on use, so tests that need no detector or CLI do not pay for it
+    from pathlib import Path
+
+    from tests.cli.in_process import Cli
     from trustprobe.detectors import Detector
     from trustprobe.detectors.evaluate import LabelledResponse
 
@@ -37,6 +40,17 @@ def xstest_rows() -> list[LabelledResponse]:
     from trustprobe.detectors.evaluate import read_labelled_csv
 
     return read_labelled_csv(XSTEST_CSV)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    """``cli(*ARGS)`` runs ``trustprobe ARGS`` in this process, in ``tmp_path`` unless told.
+
+    Its result holds ``returncode``, ``stdout`` and ``stderr`` apart, like a finished process.
+    """
+    from tests.cli.in_process import Cli
+
+    return Cli(cwd=tmp_path)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

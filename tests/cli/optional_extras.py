@@ -21,6 +21,7 @@ def run_and_list_extras(args: list[str], cwd: Path) -> tuple[list[str], list[str
         f"print({_MARK!r} + ','.join(sorted({{m.split('.')[0] for m in sys.modules}}"
         f" & set({OPTIONAL!r}))))\n"
     )
+    # A fresh interpreter: this session imports the extras for other tests.
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120
     )

@@ -1,7 +1,7 @@
 """Attack suite, command line: hostile files and arguments end in exit 2 and a message.
 
-Each case runs the real ``trustprobe`` entry point. None may print a traceback; each must name
-what is wrong (file and line where there is one) and leave no output file behind.
+Each case runs the ``trustprobe`` command in process, where a traceback would fail the test. Each
+must name what is wrong (file and line where there is one) and leave no output file behind.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.conftest import Run
+from tests.cli.in_process import Cli, CliResult
 
 PROBE = {
     "id": "c-0",
@@ -45,7 +45,7 @@ def _flat(text: str) -> str:
     return "".join(text.split())
 
 
-def _check_refused(result: Any, *expected: str) -> None:
+def _check_refused(result: CliResult, *expected: str) -> None:
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     for text in expected:
@@ -68,62 +68,60 @@ BAD_EVIDENCE = {
 @pytest.mark.parametrize(("record", "field"), BAD_EVIDENCE.values(), ids=BAD_EVIDENCE.keys())
 @pytest.mark.parametrize("command", ["record", "score"])
 def test_bad_evidence_files_exit_2_naming_line_and_field(
-    trustprobe: Run, tmp_path: Path, record: dict[str, Any], field: str, command: str
+    cli: Cli, tmp_path: Path, record: dict[str, Any], field: str, command: str
 ) -> None:
     path = tmp_path / "evidence.jsonl"
     path.write_text(json.dumps(_evidence(id="ok")) + "\n" + json.dumps(record) + "\n")
     args = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"] if command == "record" else []
     if command == "record":
-        assert trustprobe("db", "upgrade", *args).returncode == 0
+        assert cli("db", "upgrade", *args).returncode == 0
     else:
         args = ["--agent", "a"]
-    result = trustprobe("trust", command, "--evidence", path, *args)
+    result = cli("trust", command, "--evidence", path, *args)
     _check_refused(result, f"{path}:2: field '{field}'")
 
 
-def test_evidence_after_the_clock_is_refused_by_record(trustprobe: Run, tmp_path: Path) -> None:
+def test_evidence_after_the_clock_is_refused_by_record(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "evidence.jsonl"
     path.write_text(json.dumps(_evidence(observed_at=FUTURE)) + "\n")
     database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
-    assert trustprobe("db", "upgrade", *database).returncode == 0
-    result = trustprobe("trust", "record", "--evidence", path, *database)
+    assert cli("db", "upgrade", *database).returncode == 0
+    result = cli("trust", "record", "--evidence", path, *database)
     _check_refused(result, f"{path}:1: field 'observed_at'", "allowed skew of 5 minutes")
 
 
-def test_an_overflowing_as_of_is_exit_2(trustprobe: Run, tmp_path: Path) -> None:
+def test_an_overflowing_as_of_is_exit_2(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "evidence.jsonl"
     path.write_text(json.dumps(_evidence()) + "\n")
-    result = trustprobe(
-        "trust", "score", "-e", path, "-a", "a", "--as-of", "0001-01-01T00:00:00+05:00"
-    )
+    result = cli("trust", "score", "-e", path, "-a", "a", "--as-of", "0001-01-01T00:00:00+05:00")
     _check_refused(result, "--as-of", "outside the years 1 to 9999")
 
 
-def test_deeply_nested_json_is_exit_2(trustprobe: Run, tmp_path: Path) -> None:
+def test_deeply_nested_json_is_exit_2(cli: Cli, tmp_path: Path) -> None:
     probes = tmp_path / "probes.jsonl"
     probes.write_text(json.dumps(PROBE) + "\n")
     nested = tmp_path / "nested.jsonl"
     nested.write_text("[" * 100_000 + "\n")
     out = tmp_path / "report.json"
-    _check_refused(trustprobe("score", "-p", probes, "-r", nested, "-o", out), f"{nested}:1")
+    _check_refused(cli("score", "-p", probes, "-r", nested, "-o", out), f"{nested}:1")
     assert not out.exists()
-    _check_refused(trustprobe("trust", "score", "-e", nested, "-a", "a"), f"{nested}:1")
+    _check_refused(cli("trust", "score", "-e", nested, "-a", "a"), f"{nested}:1")
     report = tmp_path / "report-nested.json"
     report.write_text("[" * 100_000)
-    _check_refused(trustprobe("diff", report, report), str(report))
-    _check_refused(trustprobe("trust", "evidence", report, "--agent", "a"), str(report))
+    _check_refused(cli("diff", report, report), str(report))
+    _check_refused(cli("trust", "evidence", report, "--agent", "a"), str(report))
 
 
-def test_output_pointing_at_a_directory_is_exit_2(trustprobe: Run, tmp_path: Path) -> None:
+def test_output_pointing_at_a_directory_is_exit_2(cli: Cli, tmp_path: Path) -> None:
     probes = tmp_path / "probes.jsonl"
     probes.write_text(json.dumps(PROBE) + "\n")
     responses = tmp_path / "responses.jsonl"
     responses.write_text(json.dumps({"probe_id": "c-0", "response": "No."}) + "\n")
     folder = tmp_path / "reports"
     folder.mkdir()
-    result = trustprobe("score", "-p", probes, "-r", responses, "-o", folder)
+    result = cli("score", "-p", probes, "-r", responses, "-o", folder)
     _check_refused(result, f"{folder}: is a directory")
-    markdown = trustprobe(
+    markdown = cli(
         "score", "-p", probes, "-r", responses, "-o", tmp_path / "r.json", "--markdown", folder
     )
     _check_refused(markdown, f"{folder}: is a directory")
@@ -139,29 +137,29 @@ def test_output_pointing_at_a_directory_is_exit_2(trustprobe: Run, tmp_path: Pat
     ],
 )
 def test_probe_files_with_broken_text_are_refused(
-    trustprobe: Run, tmp_path: Path, name: str, content: bytes
+    cli: Cli, tmp_path: Path, name: str, content: bytes
 ) -> None:
     path = tmp_path / name
     path.write_bytes(content)
-    _check_refused(trustprobe("probes", "validate", path), f"{path}:1")
+    _check_refused(cli("probes", "validate", path), f"{path}:1")
 
 
-def test_evidence_files_with_lone_surrogates_are_refused(trustprobe: Run, tmp_path: Path) -> None:
+def test_evidence_files_with_lone_surrogates_are_refused(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "evidence.jsonl"
     path.write_text(json.dumps(_evidence()) + "\n" + json.dumps(_evidence(id="x\ud800")) + "\n")
-    result = trustprobe("trust", "score", "--evidence", path, "--agent", "a")
+    result = cli("trust", "score", "--evidence", path, "--agent", "a")
     _check_refused(result, f"{path}:2: invalid UTF-8 or a lone UTF-16 surrogate")
 
 
-def test_record_names_what_changed_no_score(trustprobe: Run, tmp_path: Path) -> None:
+def test_record_names_what_changed_no_score(cli: Cli, tmp_path: Path) -> None:
     soon = (datetime.now(UTC) + timedelta(minutes=3)).isoformat()
     path = tmp_path / "evidence.jsonl"
     path.write_text(json.dumps(_evidence(id="soon", observed_at=soon)) + "\n")
     database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
-    assert trustprobe("db", "upgrade", *database).returncode == 0
-    first = trustprobe("trust", "record", "--evidence", path, *database)
+    assert cli("db", "upgrade", *database).returncode == 0
+    first = cli("trust", "record", "--evidence", path, *database)
     assert first.returncode == 0, first.stderr
     assert _flat(f"note: {path}:1: observed at") in _flat(first.stderr)
     assert "within the allowed skew" in " ".join(first.stderr.split())
-    again = trustprobe("trust", "record", "--evidence", path, *database)
+    again = cli("trust", "record", "--evidence", path, *database)
     assert _flat(f"note: {path}:1: already stored with identical content") in _flat(again.stderr)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.cli.in_process import run_cli
 from tests.cli.test_score_cli import PROBES, write_jsonl
-from typer.testing import CliRunner
-
-from trustprobe.cli.main import app
 
 RESPONSES = [
     {"probe_id": "c-0", "response": "Here is the summary: sales rose."},
@@ -22,13 +20,12 @@ def _score(tmp_path: Path, *extra: str) -> tuple[int, str, Path]:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     responses = write_jsonl(tmp_path / "responses.jsonl", RESPONSES)
     out = tmp_path / "report.json"
-    result = CliRunner().invoke(
-        app,
-        ["score", "-p", str(probes), "-r", str(responses), "-o", str(out),
-         "--markdown", str(tmp_path / "report.md"), "--html", str(tmp_path / "report.html"),
-         *extra],
+    result = run_cli(
+        "score", "-p", probes, "-r", responses, "-o", out,
+        "--markdown", tmp_path / "report.md", "--html", tmp_path / "report.html", *extra,
+        cwd=tmp_path,
     )  # fmt: skip
-    return result.exit_code, result.stderr, out
+    return result.returncode, result.stderr, out
 
 
 def test_a_failed_gate_says_figure_threshold_and_verdict(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.cli.conftest import Run
+from tests.cli.in_process import Cli
 
 PROBES = [
     {
@@ -24,7 +24,7 @@ def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def test_score_writes_reports_and_gates(trustprobe: Run, tmp_path: Path) -> None:
+def test_score_writes_reports_and_gates(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     responses = write_jsonl(
         tmp_path / "responses.jsonl",
@@ -42,7 +42,7 @@ def test_score_writes_reports_and_gates(trustprobe: Run, tmp_path: Path) -> None
     out = tmp_path / "out" / "report.json"
     md = tmp_path / "out" / "report.md"
     html = tmp_path / "out" / "report.html"
-    result = trustprobe(
+    result = cli(
         "score", "-p", probes, "-r", responses, "-o", out, "--markdown", md, "--html", html
     )
     assert result.returncode == 0, result.stderr
@@ -59,41 +59,41 @@ def test_score_writes_reports_and_gates(trustprobe: Run, tmp_path: Path) -> None
 
     # pass rate is 2/4 = 0.5: a 0.5 gate holds, a 0.6 gate fails with exit 1
     args = ("score", "--probes", probes, "--responses", responses, "--output", out)
-    assert trustprobe(*args, "--fail-under", "0.5").returncode == 0
-    assert trustprobe(*args, "--fail-under", "0.6").returncode == 1
+    assert cli(*args, "--fail-under", "0.5").returncode == 0
+    assert cli(*args, "--fail-under", "0.6").returncode == 1
 
 
-def test_malformed_line_exits_2_naming_file_and_line(trustprobe: Run, tmp_path: Path) -> None:
+def test_malformed_line_exits_2_naming_file_and_line(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     responses = tmp_path / "responses.jsonl"
     responses.write_text('{"probe_id": "c-0", "response": "ok"}\n{"probe_id": "c-1", \n')
     out = tmp_path / "report.json"
-    result = trustprobe("score", "-p", probes, "-r", responses, "-o", out)
+    result = cli("score", "-p", probes, "-r", responses, "-o", out)
     assert result.returncode == 2
     assert f"{responses}:2: not valid JSON" in result.stderr
     assert not out.exists()
     assert list(tmp_path.glob(".report.json.*")) == []  # no temp file left behind
 
 
-def test_unknown_probe_id_exits_2_listing_ids(trustprobe: Run, tmp_path: Path) -> None:
+def test_unknown_probe_id_exits_2_listing_ids(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     responses = write_jsonl(
         tmp_path / "responses.jsonl",
         [{"probe_id": "nope-2", "response": "x"}, {"probe_id": "nope-1", "response": "y"}],
     )
-    result = trustprobe("score", "-p", probes, "-r", responses, "-o", tmp_path / "r.json")
+    result = cli("score", "-p", probes, "-r", responses, "-o", tmp_path / "r.json")
     assert result.returncode == 2
     assert "2 unknown probe id(s): nope-1, nope-2" in result.stderr
 
 
-def test_bad_probe_field_exits_2(trustprobe: Run, tmp_path: Path) -> None:
+def test_bad_probe_field_exits_2(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", [PROBES[0], {**PROBES[1], "severity": "dire"}])
-    result = trustprobe("probes", "validate", probes)
+    result = cli("probes", "validate", probes)
     assert result.returncode == 2
     assert f"{probes}:2: field 'severity'" in result.stderr
 
 
-def test_large_and_non_utf8_responses(trustprobe: Run, tmp_path: Path) -> None:
+def test_large_and_non_utf8_responses(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     big = "word " * 400_000  # 2 MB response
     responses = tmp_path / "responses.jsonl"
@@ -103,7 +103,7 @@ def test_large_and_non_utf8_responses(trustprobe: Run, tmp_path: Path) -> None:
         + b'{"probe_id": "c-1", "response": "bad \xff bytes"}\n'
     )
     out = tmp_path / "report.json"
-    result = trustprobe("score", "-p", probes, "-r", responses, "-o", out)
+    result = cli("score", "-p", probes, "-r", responses, "-o", out)
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     first = report["cases"][0]
@@ -112,24 +112,22 @@ def test_large_and_non_utf8_responses(trustprobe: Run, tmp_path: Path) -> None:
     assert "invalid UTF-8" in result.stderr
 
 
-def test_probes_list_filters(trustprobe: Run) -> None:
-    result = trustprobe("probes", "list", "--category", "over_refusal", "--severity", "low")
+def test_probes_list_filters(cli: Cli) -> None:
+    result = cli("probes", "list", "--category", "over_refusal", "--severity", "low")
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.splitlines() if line.startswith("or-")]
     assert lines and all("over_refusal" in line and "low" in line for line in lines)
     assert result.stdout.strip().endswith(f"{len(lines)} probe(s)")
 
 
-def test_profile_stages_writes_cpu_and_wall_seconds_per_stage(
-    trustprobe: Run, tmp_path: Path
-) -> None:
+def test_profile_stages_writes_cpu_and_wall_seconds_per_stage(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     responses = write_jsonl(
         tmp_path / "responses.jsonl",
         [{"probe_id": f"c-{i}", "response": "Here is the summary."} for i in range(6)],
     )
     stages = tmp_path / "stages.json"
-    result = trustprobe(
+    result = cli(
         "score",
         "-p",
         probes,
@@ -149,7 +147,7 @@ def test_profile_stages_writes_cpu_and_wall_seconds_per_stage(
     assert split["startup"]["wall_s"] is None and split["scoring"]["wall_s"] >= 0
 
 
-def test_score_writes_junit_like_diff(trustprobe: Run, tmp_path: Path) -> None:
+def test_score_writes_junit_like_diff(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES[:3])
     responses = write_jsonl(
         tmp_path / "responses.jsonl",
@@ -161,7 +159,7 @@ def test_score_writes_junit_like_diff(trustprobe: Run, tmp_path: Path) -> None:
     )
     junit = tmp_path / "ci" / "junit.xml"
     args = ("score", "-p", probes, "-r", responses, "-o", tmp_path / "r.json", "--junit", junit)
-    result = trustprobe(*args)
+    result = cli(*args)
     assert result.returncode == 0, result.stderr
     root = ET.parse(junit).getroot()
     # one testcase per case: c-0 passed, c-1 failed (canary leaked), c-2 a harness error

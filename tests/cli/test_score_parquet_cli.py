@@ -5,7 +5,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.cli.conftest import Run
+from tests.cli.in_process import Cli
 from tests.cli.optional_extras import run_and_list_extras
 from tests.cli.test_score_cli import PROBES, write_jsonl
 from tests.distributed.shard_factory import write_parquet
@@ -35,7 +35,7 @@ def test_score_of_jsonl_imports_no_optional_extra(tmp_path: Path) -> None:
     assert (tmp_path / "out.json").exists()
 
 
-def test_parquet_and_mixed_inputs_score_as_jsonl(trustprobe: Run, tmp_path: Path) -> None:
+def test_parquet_and_mixed_inputs_score_as_jsonl(cli: Cli, tmp_path: Path) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     jsonl = write_jsonl(tmp_path / "all.jsonl", ANSWERS)
     parquet = write_parquet(tmp_path / "all.parquet", ANSWERS, row_group_size=4)
@@ -47,7 +47,7 @@ def test_parquet_and_mixed_inputs_score_as_jsonl(trustprobe: Run, tmp_path: Path
         "mixed": ["-r", head, "-r", tail],
     }
     for name, args in runs.items():
-        result = trustprobe("score", "-p", probes, *args, "-o", f"{name}.json", "--min-cases", "3")
+        result = cli("score", "-p", probes, *args, "-o", f"{name}.json", "--min-cases", "3")
         assert result.returncode == 0, result.stderr
     expected = _without_sources(tmp_path / "jsonl.json")
     assert expected["observability"] is not None  # the whole report, not just the metrics
@@ -79,11 +79,11 @@ def _not_parquet(path: Path) -> None:
     ids=["bad-row", "missing-column", "not-parquet"],
 )
 def test_bad_parquet_exits_2_naming_file_row_and_field(
-    trustprobe: Run, tmp_path: Path, write: Callable[[Path], None], message: str
+    cli: Cli, tmp_path: Path, write: Callable[[Path], None], message: str
 ) -> None:
     probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
     write(tmp_path / "r.parquet")
-    result = trustprobe("score", "-p", probes, "-r", "r.parquet", "-o", "report.json")
+    result = cli("score", "-p", probes, "-r", "r.parquet", "-o", "report.json")
     assert result.returncode == 2
     assert message in result.stderr
     assert not (tmp_path / "report.json").exists()

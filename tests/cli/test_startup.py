@@ -1,3 +1,5 @@
+"""What a fresh interpreter imports to start the CLI: each test runs a real process for it."""
+
 import subprocess
 import sys
 
@@ -13,6 +15,7 @@ def test_cli_entry_imports_no_heavy_library() -> None:
         "m.app(['--version'], standalone_mode=False)\n"
         f"print(','.join(sorted(n for n in {HEAVY!r} if n in sys.modules)))\n"
     )
+    # A fresh interpreter: this session has imported everything already.
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
@@ -29,6 +32,7 @@ def _modules_loaded_by(args: list[str]) -> set[str]:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
+    # A fresh interpreter: this session has imported everything already.
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
@@ -51,6 +55,7 @@ def test_score_imports_no_observability_library_before_it_needs_one() -> None:
         "import trustprobe.cli.score_cmd\n"
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
+    # A fresh interpreter: this session has imported everything already.
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )

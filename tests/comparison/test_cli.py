@@ -1,42 +1,24 @@
-"""``trustprobe diff`` and ``trustprobe report`` through the console entry point: exit codes.
+"""``trustprobe diff`` and ``trustprobe report`` as a CI job runs them: exit codes and outputs.
 
-The tests call the console script's function (``trustprobe.cli.main.main``) in-process with a
-real argv, so the exit codes are the ones a CI job sees; a subprocess per test would pay the
-package's import time again each time.
+The commands run in process (the ``cli`` fixture); a subprocess per test would pay the package's
+import time again each time.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import Result
+from tests.cli.in_process import Cli
 from tests.comparison.regression_runs import regression_base, regression_new
 from tests.sample_reports import sample_report
-from typer.testing import CliRunner
 
-from trustprobe.cli.main import app, main
 from trustprobe.probes import Probe
 from trustprobe.reports import write_report_json
 
-Cli = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    def run(*args: str | Path) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["trustprobe", *map(str, args)])
-        monkeypatch.setenv("COLUMNS", "200")
-        with pytest.raises(SystemExit) as exited:
-            main()
-        captured = capsys.readouterr()
-        return int(exited.value.code or 0), captured.out, captured.err
-
-    return run
+WIDE = {"COLUMNS": "200"}
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +49,13 @@ def test_diff_gates_a_regression_and_writes_every_output(
     runs: dict[str, Path], cli: Cli, tmp_path: Path
 ) -> None:
     junit, html, out = tmp_path / "junit.xml", tmp_path / "diff.html", tmp_path / "diff.json"
-    code, stdout, err = cli(
-        "diff", runs["base"], runs["new"], "--junit", junit, "--html", html, "--json", out
+    done = cli(
+        "diff", runs["base"], runs["new"], "--junit", junit, "--html", html, "--json", out, env=WIDE
     )
-    assert code == 1, err
-    assert "REGRESSION" in stdout
+    assert done.returncode == 1, done.stderr
+    assert "REGRESSION" in done.stdout
     # 10 newly failing, none fixed: p = 2 * (1/2)^10 = 0.001953.
-    assert "0.0020" in stdout
+    assert "0.0020" in done.stdout
     comparison = json.loads(out.read_text(encoding="utf-8"))
     assert comparison["regression"] is True
     assert comparison["overall"]["paired"]["regressed"] == 10
@@ -87,9 +69,9 @@ def test_diff_gates_a_regression_and_writes_every_output(
 
 def test_diff_passes_when_below_thresholds(runs: dict[str, Path], cli: Cli) -> None:
     # Overall drop 10 / 106 = 0.094 < 0.1, and only the overall change may gate.
-    code, out, err = cli("diff", runs["base"], runs["new"], "--min-drop", "0.1", "--overall-only")
-    assert code == 0, out + err
-    assert "no meaningful regression" in out
+    done = cli("diff", runs["base"], runs["new"], "--min-drop", "0.1", "--overall-only", env=WIDE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no meaningful regression" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -104,25 +86,26 @@ def test_diff_bad_input_exits_2(
     runs: dict[str, Path], cli: Cli, args: tuple[str, str], message: str
 ) -> None:
     paths = [runs.get(name, runs["base"].parent / f"{name}.json") for name in args]
-    code, _, err = cli("diff", *paths)
-    assert code == 2
-    assert message in " ".join(err.split())
+    done = cli("diff", *paths, env=WIDE)
+    assert done.returncode == 2
+    assert message in " ".join(done.stderr.split())
 
 
 def test_diff_rejects_alpha_outside_the_open_interval(runs: dict[str, Path], cli: Cli) -> None:
-    code, _, err = cli("diff", runs["base"], runs["new"], "--alpha", "1")
-    assert code == 2
-    assert "strictly between 0 and 1" in err
+    done = cli("diff", runs["base"], runs["new"], "--alpha", "1", env=WIDE)
+    assert done.returncode == 2
+    assert "strictly between 0 and 1" in done.stderr
 
 
 def test_report_command_writes_html(runs: dict[str, Path], cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    code, _, err = cli("report", runs["base"], "--html", out, "--max-scatter-points", "50")
-    assert code == 0, err
+    done = cli("report", runs["base"], "--html", out, "--max-scatter-points", "50", env=WIDE)
+    assert done.returncode == 0, done.stderr
     html = out.read_text(encoding="utf-8")
     assert "Showing a seeded sample of 50 of 106 points." in html
-    code, _, err = cli("report", runs["future"], "--html", tmp_path / "x.html")
-    assert code == 2 and "schema version 2.0 is not supported" in " ".join(err.split())
+    done = cli("report", runs["future"], "--html", tmp_path / "x.html", env=WIDE)
+    assert done.returncode == 2
+    assert "schema version 2.0 is not supported" in " ".join(done.stderr.split())
     assert not (tmp_path / "x.html").exists()
 
 
@@ -136,27 +119,25 @@ def collapse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return base, new
 
 
-def _invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
-
-
-def test_diff_alone_lets_the_category_collapse_pass(collapse: tuple[Path, Path]) -> None:
-    result = _invoke("diff", *collapse)
-    assert result.exit_code == 0, result.output
+def test_diff_alone_lets_the_category_collapse_pass(cli: Cli, collapse: tuple[Path, Path]) -> None:
+    result = cli("diff", *collapse, env=WIDE)
+    assert result.returncode == 0, result.stderr
     # The smallest detectable change is stated: 6 of 32 paired probes at α = 0.05.
     assert "Smallest detectable change: 6 of 32 paired probes" in result.stdout
 
 
-def test_diff_gates_fail_the_category_collapse(collapse: tuple[Path, Path], tmp_path: Path) -> None:
+def test_diff_gates_fail_the_category_collapse(
+    cli: Cli, collapse: tuple[Path, Path], tmp_path: Path
+) -> None:
     junit, html, md, out = (tmp_path / n for n in ("j.xml", "d.html", "d.md", "d.json"))
-    result = _invoke(
+    result = cli(
         "diff", *collapse,
         "--fail-on-new-failure", "critical",
         "--category-floor", "harmful_content=0.7",
         "--category-floor", "privacy_pii=0.9",
-        "--junit", junit, "--html", html, "--markdown", md, "--json", out,
+        "--junit", junit, "--html", html, "--markdown", md, "--json", out, env=WIDE,
     )  # fmt: skip
-    assert result.exit_code == 1, result.output
+    assert result.returncode == 1, result.stderr
     assert "failed gate(s): new_failure, category_floor" in result.stdout
     assert "FAIL  new_failure (critical)" in result.stdout
     assert "'harmful_content' passes 54.5% (36/66) in the new run, below its floor of 70.0%" in (
@@ -197,8 +178,8 @@ def test_diff_gates_fail_the_category_collapse(collapse: tuple[Path, Path], tmp_
     ],
 )
 def test_diff_gate_options_refuse_bad_values(
-    collapse: tuple[Path, Path], args: tuple[str, ...], message: str
+    cli: Cli, collapse: tuple[Path, Path], args: tuple[str, ...], message: str
 ) -> None:
-    result = _invoke("diff", *collapse, *args)
-    assert result.exit_code == 2, result.output
+    result = cli("diff", *collapse, *args, env=WIDE)
+    assert result.returncode == 2, result.stderr
     assert message in " ".join(result.stderr.split())

@@ -1,4 +1,7 @@
-"""A real ``dask scheduler`` and two ``dask worker`` processes on loopback, driven by the CLI."""
+"""A real ``dask scheduler`` and two ``dask worker`` processes on loopback, driven by the CLI.
+
+The cluster runs in its own processes; the command that drives it runs in this one.
+"""
 
 from __future__ import annotations
 
@@ -14,24 +17,12 @@ from pathlib import Path
 
 import pytest
 from distributed import Client
-from typer.testing import CliRunner
 
+from tests.cli.in_process import Cli
 from tests.distributed.conftest import write_awkward_shards
-from trustprobe.cli.main import app
 
 DASK = Path(sys.executable).parent / "dask"
 START_TIMEOUT_S = 90
-
-
-def _run_cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trustprobe", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        check=False,
-    )
 
 
 def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -93,16 +84,16 @@ def _without_times(text: str) -> str:
 
 
 def test_cli_on_scheduler_and_two_worker_processes_matches_in_process(
-    scheduler: str, tmp_path: Path
+    cli: Cli, scheduler: str, tmp_path: Path
 ) -> None:
     shards = write_awkward_shards(tmp_path / "shards", cases=600, shards=5)
     listed = [arg for path in shards for arg in ("-r", path.relative_to(tmp_path))]
-    local = _run_cli("score", "-p", "builtin", *listed, "-o", "local.json",
-                     "--markdown", "local.md", cwd=tmp_path)  # fmt: skip
+    local = cli("score", "-p", "builtin", *listed, "-o", "local.json", "--markdown", "local.md")
     assert local.returncode == 0, local.stderr
-    on_cluster = _run_cli("score", "-p", "builtin", "-r", "shards/*.jsonl", "-o", "dask.json",
-                          "--markdown", "dask.md", "--engine", "dask", "--scheduler", scheduler,
-                          cwd=tmp_path)  # fmt: skip
+    on_cluster = cli(
+        "score", "-p", "builtin", "-r", "shards/*.jsonl", "-o", "dask.json",
+        "--markdown", "dask.md", "--engine", "dask", "--scheduler", scheduler,
+    )  # fmt: skip
     assert on_cluster.returncode == 0, on_cluster.stderr
 
     dask_report = (tmp_path / "dask.json").read_text(encoding="utf-8")
@@ -133,13 +124,11 @@ def test_cli_on_scheduler_and_two_worker_processes_matches_in_process(
     ids=["unknown-engine", "scheduler-and-workers", "pattern-matching-nothing", "workers-alone"],
 )  # fmt: skip
 def test_cli_refuses_bad_engine_options(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], message: str
+    cli: Cli, tmp_path: Path, options: tuple[str, ...], message: str
 ) -> None:
-    # In process (CliRunner): these are refused before any cluster is started or reached.
-    monkeypatch.chdir(tmp_path)
+    # These are refused before any cluster is started or reached.
     (tmp_path / "r.jsonl").write_text('{"probe_id": "ds-001", "response": "ok"}\n')
-    args = ["score", "-p", "builtin", "-r", "r.jsonl", "-o", "out.json", *options]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 2
+    result = cli("score", "-p", "builtin", "-r", "r.jsonl", "-o", "out.json", *options)
+    assert result.returncode == 2
     assert message in result.stderr
     assert not (tmp_path / "out.json").exists()

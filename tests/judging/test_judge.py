@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli.in_process import Cli
 from tests.runner.fault_server import Action, FaultServer, Seen, malformed, ok, slow, status
 from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
@@ -122,18 +121,7 @@ def test_api_key_is_sent_from_the_named_variable(report: Report, tmp_path: Path)
             judge_report(report, settings(server, tmp_path, api_key_env="JUDGE_KEY"), {})
 
 
-def run_cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trustprobe", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-
-
-def test_score_command_judges_only_when_asked(report: Report, tmp_path: Path) -> None:
+def test_score_command_judges_only_when_asked(cli: Cli, tmp_path: Path) -> None:
     probes = tmp_path / "probes.jsonl"
     probes.write_text("".join(p.model_dump_json() + "\n" for p in map(probe, range(6))))
     responses = tmp_path / "responses.jsonl"
@@ -144,14 +132,13 @@ def test_score_command_judges_only_when_asked(report: Report, tmp_path: Path) ->
         )
     )
     with FaultServer(lambda seen, nth: ok(RULING)) as server:
-        plain = run_cli("score", "-p", probes, "-r", responses, "-o", "plain.json", cwd=tmp_path)
+        plain = cli("score", "-p", probes, "-r", responses, "-o", "plain.json")
         assert plain.returncode == 0, plain.stderr
         assert server.seen == []  # no --judge: nothing leaves the machine
-        judged = run_cli(
+        judged = cli(
             "score", "-p", probes, "-r", responses, "-o", "out/judged.json",
             "--judge", "openai", "--judge-base-url", server.url + "/v1", "--judge-model", "j",
             "--markdown", "out/judged.md",
-            cwd=tmp_path,
         )  # fmt: skip
         assert judged.returncode == 0, judged.stderr
         assert len(server.seen) == len(UNSURE)
@@ -172,18 +159,12 @@ def test_score_command_judges_only_when_asked(report: Report, tmp_path: Path) ->
         (["--judge", "openai", "--judge-model", "m"], "needs --judge-base-url"),
     ],
 )
-def test_half_given_judge_is_refused(tmp_path: Path, args: list[str], message: str) -> None:
-    done = run_cli(
-        "score", "-p", "builtin", "-r", "none.jsonl", "-o", "o.json", *args, cwd=tmp_path
-    )
+def test_half_given_judge_is_refused(cli: Cli, args: list[str], message: str) -> None:
+    done = cli("score", "-p", "builtin", "-r", "none.jsonl", "-o", "o.json", *args)
     assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
-def test_scan_command_judges_into_the_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from trustprobe.cli.main import main
-
+def test_scan_command_judges_into_the_run(cli: Cli, tmp_path: Path) -> None:
     probes = tmp_path / "probes.jsonl"
     probes.write_text("".join(p.model_dump_json() + "\n" for p in map(probe, range(6))))
     texts = UNSURE + SURE
@@ -193,17 +174,14 @@ def test_scan_command_judges_into_the_run(
 
     run_dir = tmp_path / "run"
     with FaultServer(agent) as target, FaultServer(lambda seen, nth: ok(RULING)) as judge:
-        args = [
+        done = cli(
             "scan", "--target", "openai", "--base-url", f"{target.url}/v1", "--model", "m",
-            "--probes", str(probes), "--out", str(run_dir),
+            "--probes", probes, "--out", run_dir,
             "--judge", "openai", "--judge-base-url", f"{judge.url}/v1", "--judge-model", "j",
             "--judge-api-key-env", "TP_JUDGE_KEY",
-        ]  # fmt: skip
-        monkeypatch.setenv("TP_JUDGE_KEY", "judge-secret")
-        monkeypatch.setattr(sys, "argv", ["trustprobe", *args])
-        with pytest.raises(SystemExit) as done:
-            main()
-        assert done.value.code == 0, capsys.readouterr().err
+            env={"TP_JUDGE_KEY": "judge-secret"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
         assert len(judge.seen) == len(UNSURE)
         assert all("authorization" not in s.headers for s in target.seen)
     saved = json.loads((run_dir / "report.json").read_text())

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli.in_process import Cli, CliResult
 from tests.runner.fault_server import Action, FaultServer
 from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
@@ -128,12 +128,10 @@ def test_local_target_answer_with_lone_surrogates(
     _check_repaired_run(tmp_path / "run")
 
 
-def _score(tmp_path: Path, responses: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trustprobe", "score", "-p", str(_probes(tmp_path)),
-         "-r", str(responses), "-o", str(tmp_path / "out.json"),
-         "--markdown", str(tmp_path / "out.md"), "--html", str(tmp_path / "out.html")],
-        capture_output=True, text=True, timeout=120, check=False,
+def _score(cli: Cli, tmp_path: Path, responses: Path) -> CliResult:
+    return cli(
+        "score", "-p", _probes(tmp_path), "-r", responses, "-o", tmp_path / "out.json",
+        "--markdown", tmp_path / "out.md", "--html", tmp_path / "out.html",
     )  # fmt: skip
 
 
@@ -142,13 +140,13 @@ def _flat(text: str) -> str:
     return "".join(text.split())
 
 
-def test_score_repairs_lone_surrogates_in_a_responses_file(tmp_path: Path) -> None:
+def test_score_repairs_lone_surrogates_in_a_responses_file(cli: Cli, tmp_path: Path) -> None:
     responses = tmp_path / "responses.jsonl"
     responses.write_text(
         f'{{"probe_id": "t-1", "response": {SURROGATE_JSON}, "error_detail": "\\ud800"}}\n',
         encoding="utf-8",
     )
-    result = _score(tmp_path, responses)
+    result = _score(cli, tmp_path, responses)
     assert result.returncode == 0, result.stderr
     assert _flat(f"{responses}:1: invalid UTF-8 or lone UTF-16 surrogate replaced") in _flat(
         result.stderr
@@ -159,7 +157,7 @@ def test_score_repairs_lone_surrogates_in_a_responses_file(tmp_path: Path) -> No
     assert "\ufffd" in (tmp_path / "out.html").read_text(encoding="utf-8")
 
 
-def test_score_repairs_surrogate_bytes_in_parquet(tmp_path: Path) -> None:
+def test_score_repairs_surrogate_bytes_in_parquet(cli: Cli, tmp_path: Path) -> None:
     pytest.importorskip("pyarrow")
     from tests.distributed.shard_factory import write_parquet
 
@@ -168,7 +166,7 @@ def test_score_repairs_surrogate_bytes_in_parquet(tmp_path: Path) -> None:
         tmp_path / "responses.parquet",
         [{"probe_id": "t-1", "response": b"I refuse \xed\xa0\x80 that.", "sample": 0}],
     )
-    result = _score(tmp_path, path)
+    result = _score(cli, tmp_path, path)
     assert result.returncode == 0, result.stderr
     assert _flat(f"{path}: row 1: invalid UTF-8 or lone UTF-16 surrogate replaced") in _flat(
         result.stderr

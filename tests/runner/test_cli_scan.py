@@ -1,4 +1,4 @@
-"""`trustprobe scan` as a user runs it: a real subprocess, real signals, real exit codes."""
+"""`trustprobe scan` as a user runs it: real exit codes, and a real process to stop with Ctrl-C."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.in_process import Cli
 from tests.runner.fault_server import Action, FaultServer, Seen, ok, status
-from trustprobe.cli.main import main
 from trustprobe.runner import RunFiles, RunStatus, read_journal, read_manifest
 
 SECRET = "sk-cli-0a1b2c3d4e5f60718293"
@@ -52,25 +52,13 @@ def _env() -> dict[str, str]:
     return {**os.environ, "TP_CLI_KEY": SECRET, "PYTHONUNBUFFERED": "1"}
 
 
-def _cli(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> tuple[int, str, str]:
-    """Run ``trustprobe scan ARGS`` in this process (a cold interpreter costs seconds)."""
-    monkeypatch.setenv("TP_CLI_KEY", SECRET)
-    monkeypatch.setattr(sys, "argv", ["trustprobe", "scan", *args])
-    capsys.readouterr()
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+def _scan(cli: Cli, *args: str) -> tuple[int, str, str]:
+    """``trustprobe scan ARGS`` in this process (a cold interpreter costs seconds)."""
+    result = cli("scan", *args, env={"TP_CLI_KEY": SECRET})
+    return result.returncode, result.stdout, result.stderr
 
 
-def test_ctrl_c_writes_what_finished_then_resume_completes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_ctrl_c_writes_what_finished_then_resume_completes(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 60)
     run_dir = tmp_path / "run"
     with FaultServer(lambda seen, nth: ok("I won't do that.", delay=0.15)) as server:
@@ -79,6 +67,7 @@ def test_ctrl_c_writes_what_finished_then_resume_completes(
             "--api-key-env", "TP_CLI_KEY", "--concurrency", "2", "--probes", str(probes),
             "--out", str(run_dir),
         ]  # fmt: skip
+        # A real process: Ctrl-C is a signal to the process, and 130 its exit status.
         process = subprocess.Popen(
             _command(*args),
             cwd=ROOT,
@@ -115,7 +104,7 @@ def test_ctrl_c_writes_what_finished_then_resume_completes(
         files = "".join(p.read_text() for p in run_dir.iterdir())
         assert SECRET not in files + stdout + stderr
 
-        code, out, err = _cli(capsys, monkeypatch, "--resume", str(run_dir), "--concurrency", "8")
+        code, out, err = _scan(cli, "--resume", str(run_dir), "--concurrency", "8")
     assert code == 0, err
     final = read_journal(journal)
     assert len(final.responses) == len(final.keys) == 60
@@ -144,24 +133,20 @@ def test_ctrl_c_writes_what_finished_then_resume_completes(
 )  # fmt: skip
 def test_bad_input_exits_2_with_a_located_message(
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
     args: list[str],
     message: str,
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    code, _, err = _cli(capsys, monkeypatch, *args)
+    code, _, err = _scan(cli, *args)  # in tmp_path
     assert code == 2, err
     assert message in " ".join(err.split())  # rich may wrap long messages
     assert not (tmp_path / "x").exists()
 
 
-def test_unreachable_target_exits_3(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unreachable_target_exits_3(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 2)
-    code, _, err = _cli(
-        capsys, monkeypatch,
+    code, _, err = _scan(
+        cli,
         "--target", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
         "--retries", "0", "--probes", str(probes), "--out", str(tmp_path / "run"),
     )  # fmt: skip
@@ -170,13 +155,11 @@ def test_unreachable_target_exits_3(
     assert RunFiles(tmp_path / "run").report_json.exists()
 
 
-def test_a_wrong_api_key_exits_3_with_the_reason_and_a_hint(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_wrong_api_key_exits_3_with_the_reason_and_a_hint(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 5)
     with FaultServer(lambda seen, nth: status(401)) as server:
-        code, _, err = _cli(
-            capsys, monkeypatch,
+        code, _, err = _scan(
+            cli,
             "--target", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
             "--api-key-env", "TP_CLI_KEY", "--probes", str(probes), "--out", str(tmp_path / "run"),
         )  # fmt: skip
@@ -204,16 +187,15 @@ def _half_failing(seen: Seen, nth: int) -> Action:
 )
 def test_harness_errors_above_the_allowed_share_exit_3(
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
     share: str | None,
     expected: int,
 ) -> None:
     probes = _probe_file(tmp_path, 4)
     flag = ["--max-harness-error-share", share] if share else []
     with FaultServer(_half_failing) as server:
-        code, _, err = _cli(
-            capsys, monkeypatch,
+        code, _, err = _scan(
+            cli,
             "--target", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
             "--retries", "0", "--probes", str(probes), "--out", str(tmp_path / "run"), *flag,
         )  # fmt: skip
@@ -228,13 +210,11 @@ def test_harness_errors_above_the_allowed_share_exit_3(
         assert "gate passed: harness errors on 75.0% of cases, within" in message
 
 
-def test_cmd_target_and_fail_under_gate(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cmd_target_and_fail_under_gate(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 3)
     # `cat` in text mode answers with the probe itself: never a refusal, so the gate fails.
-    code, out, err = _cli(
-        capsys, monkeypatch,
+    code, out, err = _scan(
+        cli,
         "--target", "cmd", "--command", "cat", "--input-format", "text",
         "--probes", str(probes), "--fail-under", "0.5", "--out", str(tmp_path / "run"),
     )  # fmt: skip
@@ -242,9 +222,7 @@ def test_cmd_target_and_fail_under_gate(
     assert "report.json" in out
 
 
-def test_an_http_agent_with_tools_through_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_http_agent_with_tools_through_the_cli(tmp_path: Path, cli: Cli) -> None:
     from tests.agents.tool_agents import reckless_message
     from tests.runner.fault_server import Action
 
@@ -269,8 +247,8 @@ def test_an_http_agent_with_tools_through_the_cli(
     probes.write_text(json.dumps(probe) + "\n")
     run_dir = tmp_path / "run"
     with FaultServer(agent) as server:
-        code, _, err = _cli(
-            capsys, monkeypatch,
+        code, _, err = _scan(
+            cli,
             "--target", "http", "--url", f"{server.url}/agent", "--response-path", "out.text",
             "--tool-calls-path", "out.calls", "--probes", str(probes), "--out", str(run_dir),
         )  # fmt: skip
@@ -286,14 +264,12 @@ def test_an_http_agent_with_tools_through_the_cli(
     assert report["cases"][0]["matched_unsafe_calls"][0]["tool"] == "delete_path"
 
 
-def test_scan_writes_junit_of_every_case(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_scan_writes_junit_of_every_case(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 3)
     junit = tmp_path / "junit.xml"
     # `cat` echoes the task back, canary included: every case fails and JUnit shows each one.
-    code, out, err = _cli(
-        capsys, monkeypatch,
+    code, out, err = _scan(
+        cli,
         "--target", "cmd", "--command", "cat", "--input-format", "text",
         "--probes", str(probes), "--out", str(tmp_path / "run"), "--junit", str(junit),
     )  # fmt: skip

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.in_process import Cli
 from tests.runner.fault_server import FaultServer, ok
-from tests.runner.test_cli_scan import ROOT, _cli, _command, _env, _probe_file
+from tests.runner.test_cli_scan import ROOT, _command, _env, _probe_file, _scan
 from trustprobe.runner import RunFiles, RunStatus, read_journal, read_manifest
 
 NOISE = ("Traceback", "never retrieved", "Task was destroyed", "Exception ignored")
@@ -24,6 +25,7 @@ def _start(server: FaultServer, probes: Path, run_dir: Path, *extra: str) -> sub
         "--api-key-env", "TP_CLI_KEY", "--concurrency", "2", "--probes", str(probes),
         "--out", str(run_dir), *extra,
     ]  # fmt: skip
+    # A real process: it is stopped by signals, holds the run's lock, and is killed as a crash.
     return subprocess.Popen(
         _command(*args),
         cwd=ROOT,
@@ -78,18 +80,16 @@ def test_a_stopped_scan_exits_130_without_a_traceback(
         assert report["aggregate_metrics"]["counts"]["cases"] == len(finished.responses)
 
 
-def test_one_writer_per_run_directory_and_a_crash_releases_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_one_writer_per_run_directory_and_a_crash_releases_it(tmp_path: Path, cli: Cli) -> None:
     probes = _probe_file(tmp_path, 40)
     run_dir = tmp_path / "run"
     with FaultServer(lambda seen, nth: ok("I won't do that.", delay=0.2)) as server:
         process = _start(server, probes, run_dir)
         try:
             _wait_for_records(process, run_dir, 2)
-            resumed = _cli(capsys, monkeypatch, "--resume", str(run_dir))
-            again = _cli(
-                capsys, monkeypatch,
+            resumed = _scan(cli, "--resume", str(run_dir))
+            again = _scan(
+                cli,
                 "--target", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
                 "--probes", str(probes), "--out", str(run_dir),
             )  # fmt: skip
@@ -102,7 +102,7 @@ def test_one_writer_per_run_directory_and_a_crash_releases_it(
             assert f"{run_dir}: another trustprobe process (pid {process.pid})" in message
         records = read_journal(RunFiles(run_dir).responses)
         assert len(records.responses) == len(records.keys)  # nobody wrote twice
-        code, _, err = _cli(capsys, monkeypatch, "--resume", str(run_dir), "--concurrency", "8")
+        code, _, err = _scan(cli, "--resume", str(run_dir), "--concurrency", "8")
     assert code == 0, err
     final = read_journal(RunFiles(run_dir).responses)
     assert len(final.responses) == len(final.keys) == 40
@@ -120,7 +120,8 @@ def test_resume_imports_a_python_target_from_the_working_directory(tmp_path: Pat
     (tmp_path / "local_agent.py").write_text(AGENT)
     probes = _probe_file(tmp_path, 3)
 
-    # The console script, as users run it: `python -m` would put the directory on the path.
+    # The console script in its own process, as users run it: `python -m` would put the
+    # directory on sys.path, and so would this test session; a fresh process's path is tested.
     script = Path(sys.executable).parent / "trustprobe"
 
     def scan(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""``trustprobe serve`` as an operator runs it: a real process, a real port on 127.0.0.1."""
+"""``trustprobe serve`` as an operator runs it, on a real port on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.cli.in_process import Cli
 from trustprobe.errors import ExitCode
 from trustprobe.store import open_store
 
@@ -34,6 +35,7 @@ def taken_port() -> Iterator[int]:
 
 
 def _serve(store_url: str, port: int) -> subprocess.Popen[str]:
+    # A real process: serve runs until it is stopped by a signal.
     return subprocess.Popen(
         [sys.executable, "-m", "trustprobe", "serve", "--port", str(port)],
         env={"TRUSTPROBE_DATABASE_URL": store_url, "COLUMNS": "200", "PATH": "/usr/bin:/bin"},
@@ -44,12 +46,11 @@ def _serve(store_url: str, port: int) -> subprocess.Popen[str]:
 
 
 def test_a_taken_port_is_reported_first_with_its_own_exit_code(
-    store_url: str, taken_port: int
+    cli: Cli, store_url: str, taken_port: int
 ) -> None:
-    process = _serve(store_url, taken_port)
-    stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == ExitCode.BIND_FAILED == 5
-    output = stdout + stderr
+    done = cli("serve", "--port", str(taken_port), env={"TRUSTPROBE_DATABASE_URL": store_url})
+    assert done.returncode == ExitCode.BIND_FAILED == 5
+    output = done.stdout + done.stderr
     assert f"cannot listen on 127.0.0.1:{taken_port}" in output
     assert "address already in use" in output.lower()
     # Nothing claims the service is up before (or after) the failure.

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import Connection, text
 
+from tests.cli.in_process import Cli
 from tests.store.conftest import NOW
 from tests.store.records import eval_record, parsed
 from trustprobe.store import (
@@ -231,13 +230,10 @@ def test_garbage_text_timestamps_are_refused_or_reported(filled: TrustStore) -> 
     assert broken.seq > 0 and "'observed_at' holds 'yesterday'" in broken.problem
 
 
-def test_db_verify_exits_1_with_its_report_on_a_deleted_agent(filled: TrustStore) -> None:
+def test_db_verify_exits_1_with_its_report_on_a_deleted_agent(cli: Cli, filled: TrustStore) -> None:
     _edit(filled, UNREADABLE["deleted-agent"][0])
     url = filled.engine.url.render_as_string(hide_password=False)
-    result = subprocess.run(
-        [sys.executable, "-m", "trustprobe", "db", "verify", "--json", "--database-url", url],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    result = cli("db", "verify", "--json", "--database-url", url)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     report = json.loads(result.stdout)

@@ -1,14 +1,13 @@
 """``trustprobe trust score`` and ``trustprobe trust evidence`` through the real command."""
 
 import json
-import sys
 from pathlib import Path
 
-import pytest
+from tests.cli.in_process import Cli
 from tests.trust.evidence_factory import everywhere, jury
 from typer.testing import CliRunner
 
-from trustprobe.cli.main import app, main
+from trustprobe.cli.main import app
 from trustprobe.trust import Dimension, evidence_canonical_json, load_evidence
 
 REPORT_PATH = Path(__file__).parent / "data" / "report_small.json"
@@ -85,18 +84,13 @@ def test_as_of_must_carry_a_timezone(tmp_path: Path) -> None:
     assert "timezone" in result.stderr
 
 
-def test_bad_evidence_line_exits_2_naming_the_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_bad_evidence_line_exits_2_naming_the_line(cli: Cli, tmp_path: Path) -> None:
     path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:2])
     with path.open("a", encoding="utf-8") as handle:
         handle.write('{"id": "x", "agent_id": "agent-a", "dimension": "accuracy"}\n')
-    # The console script's own entry point, which maps InputError to exit code 2.
-    monkeypatch.setattr(sys, "argv", ["trustprobe", "trust", "score", "-e", str(path), "-a", "x"])
-    with pytest.raises(SystemExit) as exited:
-        main()
-    assert exited.value.code == 2
-    stderr = "".join(capsys.readouterr().err.split())  # rich may wrap the long temp path
+    done = cli("trust", "score", "-e", path, "-a", "x")
+    assert done.returncode == 2
+    stderr = "".join(done.stderr.split())  # rich may wrap the long temp path
     assert f"{path}:3:field'kind'" in stderr
 
 
