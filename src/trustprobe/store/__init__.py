@@ -9,7 +9,13 @@ from trustprobe.store.errors import (
     StoreError,
 )
 from trustprobe.store.evidence import ingest_evidence
-from trustprobe.store.history import canonical_score, is_anomalous, require_agent, score_history
+from trustprobe.store.history import (
+    canonical_score,
+    canonical_score_json,
+    is_anomalous,
+    require_agent,
+    score_history,
+)
 from trustprobe.store.keys import (
     authenticate,
     create_api_key,
@@ -97,6 +103,7 @@ __all__ = [
     "VerifyReport",
     "authenticate",
     "canonical_score",
+    "canonical_score_json",
     "check_readiness",
     "create_api_key",
     "create_store_engine",

@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
 
 from trustprobe.store.chains import (
@@ -18,7 +19,7 @@ from trustprobe.store.chains import (
     review_seal,
     transition_envelope,
 )
-from trustprobe.store.database import chunks, member_of, read_transaction
+from trustprobe.store.database import chunks, member_of, read_transaction, read_with_retry
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import (
     AgentScore,
@@ -387,25 +388,72 @@ def _canonical_statements() -> tuple[Any, Any]:
     return score, pending
 
 
+def _canonical_read(
+    connection: Connection, organisation: str, agent_id: str
+) -> tuple[Row[Any], Review | None]:
+    score_query, pending_query = _canonical_statements()
+    row = connection.execute(
+        score_query, {"organisation": organisation, "agent_id": agent_id}
+    ).first()
+    if row is None:
+        raise NotFoundError(f"no agent {agent_id!r} in this organisation")
+    if row.seq is None:  # every stored agent has a first, committed score; defensive only
+        raise NotFoundError(f"agent {agent_id!r} has no committed score yet")
+    pending_row = connection.execute(pending_query, {"agent_pk": row.id}).first()
+    pending = None if pending_row is None else review_from_row(connection, pending_row)
+    return row, pending
+
+
 def canonical_score(store: TrustStore, *, organisation: str, agent_id: str) -> AgentScore:
     """Return the canonical score and any pending review; unknown agents raise NotFoundError."""
-    score_query, pending_query = _canonical_statements()
-    with read_transaction(store.engine) as connection:
-        row = connection.execute(
-            score_query, {"organisation": organisation, "agent_id": agent_id}
-        ).first()
-        if row is None:
-            raise NotFoundError(f"no agent {agent_id!r} in this organisation")
-        if row.seq is None:  # every stored agent has a first, committed score; defensive only
-            raise NotFoundError(f"agent {agent_id!r} has no committed score yet")
-        pending_row = connection.execute(pending_query, {"agent_pk": row.id}).first()
-        pending = None if pending_row is None else review_from_row(connection, pending_row)
+    row, pending = read_with_retry(
+        store.engine, lambda connection: _canonical_read(connection, organisation, agent_id)
+    )
     return AgentScore(
         agent_id=agent_id,
         score=TrustScore.model_validate_json(row.score),
         transition_seq=row.seq,
         computed_at=row.computed_at,
         pending_review=pending,
+    )
+
+
+class _AgentScoreTail(BaseModel):
+    """The fields of :class:`AgentScore` after ``score``, in its order, to serialise alone."""
+
+    transition_seq: int
+    """As in :class:`AgentScore`."""
+    computed_at: datetime
+    """As in :class:`AgentScore`."""
+    pending_review: Review | None
+    """As in :class:`AgentScore`."""
+
+
+_AGENT_ID = TypeAdapter(str)
+
+
+def canonical_score_json(store: TrustStore, *, organisation: str, agent_id: str) -> bytes:
+    """The JSON of :func:`canonical_score`, with the score's stored bytes spliced in unparsed.
+
+    The score column holds the JSON the score was hashed into the history chain as
+    (``TrustScore.model_dump_json``); it is served as stored. The other fields are serialised
+    as :class:`AgentScore` does, so the result equals ``canonical_score(...).model_dump_json()``.
+    """
+    row, pending = read_with_retry(
+        store.engine, lambda connection: _canonical_read(connection, organisation, agent_id)
+    )
+    tail = _AgentScoreTail(
+        transition_seq=row.seq, computed_at=row.computed_at, pending_review=pending
+    ).model_dump_json()
+    return b"".join(
+        (
+            b'{"agent_id":',
+            _AGENT_ID.dump_json(agent_id),
+            b',"score":',
+            row.score.encode("utf-8"),
+            b",",
+            tail[1:].encode("utf-8"),
+        )
     )
 
 
