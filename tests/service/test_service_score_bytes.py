@@ -12,7 +12,14 @@ import pytest
 from tests.service.conftest import NOW, Clock, Keys, bearer
 from tests.store.records import eval_record
 from trustprobe.service.routes import etag_matches
-from trustprobe.store import TrustStore, canonical_score
+from trustprobe.store import (
+    AgentScore,
+    TransitionStatus,
+    TrustStore,
+    canonical_score,
+    list_reviews,
+    score_history,
+)
 
 
 def _send(client: httpx.Client, keys: Keys, agent: str, name: str, value: float) -> None:
@@ -22,8 +29,27 @@ def _send(client: httpx.Client, keys: Keys, agent: str, name: str, value: float)
 
 
 def _old_body(store: TrustStore, agent: str) -> bytes:
-    # What the route answered before it served stored bytes: the model, parsed and re-serialised.
-    return canonical_score(store, organisation="acme", agent_id=agent).model_dump_json().encode()
+    """What the route answered before it served stored bytes: the model, parsed and re-serialised.
+
+    Built from other reads than the route's (the history and the review list), so the check
+    does not lean on the statement under test.
+    """
+    history = score_history(store, organisation="acme", agent_id=agent, limit=500).transitions
+    canonical = next(
+        t for t in history if t.status in (TransitionStatus.COMMITTED, TransitionStatus.APPROVED)
+    )
+    pending = [r for r in list_reviews(store, organisation="acme") if r.agent_id == agent]
+    return (
+        AgentScore(
+            agent_id=agent,
+            score=canonical.score,
+            transition_seq=canonical.seq,
+            computed_at=canonical.computed_at,
+            pending_review=pending[0] if pending else None,
+        )
+        .model_dump_json()
+        .encode()
+    )
 
 
 @pytest.mark.parametrize(
@@ -41,6 +67,9 @@ def test_the_body_is_byte_for_byte_the_re_serialised_model(
     assert first.headers["content-type"] == "application/json"
     assert first.headers["content-length"] == str(len(first.content))
     assert first.json()["pending_review"] is None
+    # The model the library returns serialises to the same bytes.
+    found = canonical_score(store, organisation="acme", agent_id=agent)
+    assert found.model_dump_json().encode() == first.content
 
     # A swing of 250 points (900 → 650) opens a review: the body now carries it.
     clock.now += timedelta(minutes=1)

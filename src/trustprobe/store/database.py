@@ -13,6 +13,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Integer,
+    Row,
     String,
     any_,
     bindparam,
@@ -113,6 +114,27 @@ def read_with_retry(engine: Engine, read: Callable[[Connection], T]) -> T:
         try:
             with read_transaction(engine) as connection:
                 return read(connection)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated or attempt == READ_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def read_statement(engine: Engine, statement: Any, params: dict[str, Any]) -> Row[Any] | None:
+    """The first row of one read-only statement, retried as :func:`read_with_retry` does.
+
+    One statement sees one consistent snapshot by itself; on PostgreSQL it runs without a
+    transaction around it (autocommit), one round trip instead of three.
+    """
+    if engine.dialect.name != "postgresql":
+        return read_with_retry(
+            engine, lambda connection: connection.execute(statement, params).first()
+        )
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            with engine.connect() as connection:
+                connection.execution_options(isolation_level="AUTOCOMMIT")
+                return connection.execute(statement, params).first()
         except DBAPIError as exc:
             if not exc.connection_invalidated or attempt == READ_ATTEMPTS:
                 raise
