@@ -2,9 +2,9 @@
 
 For each database a fresh store holds 200 scored agents (six ``eval`` records each, through
 ``ingest_evidence``). Then, for ``--workers 1`` (baseline: one process, its own rate-limit
-buckets) and ``--workers 2`` (buckets shared through the store), the real CLI serves it on a
-free loopback port and an open-loop generator in its own process sends ``GET
-/v1/agents/{id}/score`` for the 200 agents in turn:
+buckets), ``--workers 1 --shared-limits`` (the cost of buckets in the store) and ``--workers 2``
+(buckets in the store), the real CLI serves it on a free loopback port and an open-loop
+generator in its own process sends ``GET /v1/agents/{id}/score`` for the 200 agents in turn:
 
 1. 200 requests/s for 10 s: p50, p99, max, server CPU per request (every process of the server);
 2. a ramp, 5 s per step, from 200 requests/s up, until p99 passes 50 ms or a request fails: the
@@ -14,8 +14,9 @@ The generator is a lean HTTP/1.1 client on asyncio streams (httpx's own client c
 per request than the server on a 2-core machine, and would measure itself). A latency counts
 from the request's scheduled start, so waiting for a connection counts too.
 
-Also in the same run: the store read plus rendering per request, in this process, of the old
-path (parse the stored score into the model, serialise the model) against the stored bytes.
+Also in the same run, in this process: one store read plus rendering per request, the old way
+(parse the stored score into the model, serialise the model) against the stored bytes spliced in
+(the read, one statement, is the same in both).
 """
 
 from __future__ import annotations
@@ -211,19 +212,21 @@ def measure(base: str, key: str, server: int, rate: int, seconds: float) -> dict
     }
 
 
-def serve_and_load(url: str, key: str, workers: int) -> None:
+def serve_and_load(url: str, key: str, workers: int, shared: bool) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [sys.executable, "-m", "trustprobe", "serve", "--port", str(port)]
     command += ["--workers", str(workers), "--database-url", url]
+    command += ["--shared-limits"] if shared else []
     # Limits far above the load: every request still takes a token (in the store with 2 workers).
     command += ["--rate-limit", "100000", "--rate-burst", "100000"]
     server = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
     )
     base = f"http://127.0.0.1:{port}"
-    label = f"--workers {workers}" + (" (baseline)" if workers == 1 else "")
+    label = f"--workers {workers}" + (" --shared-limits" if shared and workers == 1 else "")
+    label += " (baseline)" if not shared else ""
     try:
         deadline = time.monotonic() + 180
         while True:
@@ -237,7 +240,7 @@ def serve_and_load(url: str, key: str, workers: int) -> None:
         time.sleep(2)  # let every worker finish starting
         fixed = measure(base, key, server.pid, FIXED_RATE, FIXED_SECONDS)
         print(
-            f"  {label:22s} {fixed['requests']:5.0f} requests at {FIXED_RATE}/s:"
+            f"  {label:33s} {fixed['requests']:5.0f} requests at {FIXED_RATE}/s:"
             f" p50 {fixed['p50']:6.1f} ms  p99 {fixed['p99']:6.1f} ms  max {fixed['max']:7.1f} ms;"
             f" server CPU {fixed['cpu_ms']:.2f} ms/request; failures {fixed['failures']:.0f}",
             flush=True,
@@ -251,7 +254,7 @@ def serve_and_load(url: str, key: str, workers: int) -> None:
                 break
             held = rate
         print(
-            f"  {label:22s} ramp: {'; '.join(steps)} ms -> sustainable"
+            f"  {label:33s} ramp: {'; '.join(steps)} ms -> sustainable"
             f" {'below ' + str(RAMP[0]) if held is None else held}/s"
             f" (p99 <= {TARGET_P99_MS:.0f} ms)",
             flush=True,
@@ -291,8 +294,8 @@ def run_backend(label: str, url: str, now: datetime) -> None:
     )
     key = fill(url, now)
     render_paths(url)
-    for workers in (1, 2):
-        serve_and_load(url, key, workers)
+    for workers, shared in ((1, False), (1, True), (2, True)):
+        serve_and_load(url, key, workers, shared)
 
 
 def main() -> None:
