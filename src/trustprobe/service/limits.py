@@ -17,8 +17,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trustprobe.service.errors import ServiceError, error_response
-from trustprobe.store import TrustStore
-from trustprobe.store.rate_buckets import drop_full_buckets, take_token
+from trustprobe.store import TrustStore, drop_full_buckets, take_token
 
 
 @dataclass

@@ -54,6 +54,7 @@ from trustprobe.store.models import (
     TransitionStatus,
     VerifyReport,
 )
+from trustprobe.store.rate_buckets import drop_full_buckets, take_token
 from trustprobe.store.readiness import StoreReadiness, check_readiness
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
@@ -111,6 +112,7 @@ __all__ = [
     "decide_review",
     "default_database_path",
     "describe_store",
+    "drop_full_buckets",
     "head_revision",
     "ingest_evidence",
     "is_anomalous",
@@ -127,6 +129,7 @@ __all__ = [
     "shown_database_url",
     "stored_runs",
     "submit_report",
+    "take_token",
     "upgrade_database",
     "verify_store",
 ]
