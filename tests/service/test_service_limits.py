@@ -1,4 +1,4 @@
-"""The in-process parts of the limits: token buckets and the authentication cache."""
+"""The limits: token buckets in the process and in the store, and the authentication cache."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from tests.service.conftest import NOW, bearer
 from tests.service.live import serve
-from trustprobe.service import PrincipalCache, RateLimiter, ServiceSettings
+from trustprobe.service import PrincipalCache, RateLimiter, ServiceSettings, StoreRateLimiter
 from trustprobe.store import Principal, Scope, TrustStore, create_api_key
 
 
@@ -31,6 +31,32 @@ def test_token_bucket_refills_at_the_rate() -> None:
     assert limiter.acquire(1) == 1
     ticks.now = 100.0  # refills to the burst, never beyond
     assert [limiter.acquire(1) for _ in range(4)] == [None, None, None, 1]
+
+
+def test_store_buckets_behave_like_process_buckets_and_full_ones_are_dropped(
+    store: TrustStore,
+) -> None:
+    ticks = Ticks()
+    ticks.now = 1_800_000_000.0
+    limiter = StoreRateLimiter(store, 2.0, 3, kind="key", clock=ticks, prune_seconds=60)
+    other = StoreRateLimiter(store, 2.0, 3, kind="address", clock=ticks, prune_seconds=60)
+    # A key of this test's own: the store (and its buckets) is shared by the module's tests.
+    key = f"limits-{id(limiter)}"
+    assert [limiter.acquire(key) for _ in range(3)] == [None, None, None]
+    assert limiter.acquire(key) == 1  # (1 - 0) / 2 = 0.5 s, announced as a whole second
+    assert other.acquire(key) is None  # another kind, another bucket
+    ticks.now += 0.5
+    assert limiter.acquire(key) is None
+    names = text("SELECT count(*) FROM rate_buckets WHERE bucket IN (:key, :address)")
+    count = names.bindparams(key=f"key:{key}", address=f"address:{key}")
+    with store.engine.connect() as connection:
+        assert connection.execute(count).scalar_one() == 2
+    # An hour later both are full again: the first acquire past the minute drops them, then
+    # takes a token from a new, full bucket.
+    ticks.now += 3600
+    assert limiter.acquire(key) is None
+    with store.engine.connect() as connection:
+        assert connection.execute(count).scalar_one() == 1
 
 
 def test_slow_rates_announce_the_whole_wait() -> None:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tests.store.records import eval_record
 from trustprobe.cli.main import app
-from trustprobe.store import authenticate, create_store_engine, open_store
+from trustprobe.store import authenticate, create_store_engine, head_revision, open_store
 from trustprobe.store.keys import KEY_PATTERN
 
 # The CLI scores at the real current time; evidence from just now is inside the 7-day decay
@@ -40,8 +40,8 @@ def test_store_commands_end_to_end(database_url: str, tmp_path: Path) -> None:
     db = ("--database-url", database_url)
     upgraded = _run("db", "upgrade", *db)
     assert upgraded.exit_code == 0
-    assert "upgraded from an empty database to 0003_evidence_source" in upgraded.stdout
-    assert "already at 0003_evidence_source" in _run("db", "upgrade", *db).stdout
+    assert f"upgraded from an empty database to {head_revision()}" in upgraded.stdout
+    assert f"already at {head_revision()}" in _run("db", "upgrade", *db).stdout
 
     created = _run("keys", "create", "--org", "acme", "--scopes", "read,write", *db)
     assert created.exit_code == 0

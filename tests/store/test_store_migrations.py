@@ -23,6 +23,7 @@ TABLES = {
     "evidence",
     "organisations",
     "probe_runs",
+    "rate_buckets",
     "reviews",
     "score_history",
 }

@@ -19,7 +19,7 @@ from trustprobe.service.errors import (
     handle_validation_error,
 )
 from trustprobe.service.health import build_health_router
-from trustprobe.service.limits import BodySizeLimit, RateLimiter
+from trustprobe.service.limits import BodySizeLimit, RateLimiter, StoreRateLimiter
 from trustprobe.service.routes import build_router
 from trustprobe.service.settings import ServiceSettings
 from trustprobe.store import TrustStore, open_store
@@ -34,12 +34,14 @@ def create_app(
     *,
     store: TrustStore | None = None,
     clock: Callable[[], datetime] = _utc_now,
+    close_store: bool = False,
 ) -> FastAPI:
     """Build the service on ``store`` (or open the one ``settings`` names; closed on shutdown).
 
-    The store must already be at the current schema (``trustprobe db upgrade``).
+    The store must already be at the current schema (``trustprobe db upgrade``). A store passed
+    in is closed on shutdown only with ``close_store``.
     """
-    owned = store is None
+    owned = store is None or close_store
     active = open_store(settings.database_url) if store is None else store
 
     @asynccontextmanager
@@ -56,10 +58,23 @@ def create_app(
     )
     app.state.settings = settings
     app.state.store = active
-    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
-    app.state.anonymous_limiter = RateLimiter(
-        settings.anonymous_rate_limit_per_second, settings.anonymous_rate_limit_burst
-    )
+    if settings.shared_rate_limits:
+        app.state.rate_limiter = StoreRateLimiter(
+            active, settings.rate_limit_per_second, settings.rate_limit_burst, kind="key"
+        )
+        app.state.anonymous_limiter = StoreRateLimiter(
+            active,
+            settings.anonymous_rate_limit_per_second,
+            settings.anonymous_rate_limit_burst,
+            kind="address",
+        )
+    else:
+        app.state.rate_limiter = RateLimiter(
+            settings.rate_limit_per_second, settings.rate_limit_burst
+        )
+        app.state.anonymous_limiter = RateLimiter(
+            settings.anonymous_rate_limit_per_second, settings.anonymous_rate_limit_burst
+        )
     app.state.principals = PrincipalCache(settings.auth_cache_seconds)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     router = build_router(clock)

@@ -6,7 +6,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from trustprobe.service.errors import ServiceError, error_response
+from trustprobe.service.limits import RateLimiter, StoreRateLimiter
 from trustprobe.store import Principal, Scope, TrustStore, authenticate
 
 bearer = HTTPBearer(
@@ -145,7 +146,8 @@ class Gatekeeper:
                 cache.put(key, principal)
         if principal is None:
             client = scope.get("client")
-            _limited(state.anonymous_limiter.acquire(client[0] if client else ""), "address")
+            address = client[0] if client else ""
+            _limited(await _acquire(state.anonymous_limiter, address), "address")
             if key is None:
                 raise ServiceError(
                     401,
@@ -156,7 +158,7 @@ class Gatekeeper:
             raise ServiceError(
                 401, "unknown or revoked API key: check the key you sent", headers=_CHALLENGE
             )
-        _limited(state.rate_limiter.acquire(principal.key_id), "API key")
+        _limited(await _acquire(state.rate_limiter, principal.key_id), "API key")
         if required not in principal.scopes:
             held = ", ".join(sorted(s.value for s in principal.scopes))
             raise ServiceError(
@@ -165,6 +167,12 @@ class Gatekeeper:
                 f"make one with `trustprobe keys create --scopes {required.value}`",
             )
         return principal
+
+
+async def _acquire(limiter: RateLimiter | StoreRateLimiter, key: Hashable) -> int | None:
+    if limiter.blocking:
+        return await run_in_threadpool(limiter.acquire, key)
+    return limiter.acquire(key)
 
 
 def _limited(retry_after: int | None, whose: str) -> None:

@@ -1,4 +1,8 @@
-"""Request limits: a token bucket per API key, and a request body size cap."""
+"""Request limits: a token bucket per API key or address, and a request body size cap.
+
+Buckets live in the process (:class:`RateLimiter`, enough for one worker) or in the store
+(:class:`StoreRateLimiter`, shared by every worker and host serving from it).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,13 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trustprobe.service.errors import ServiceError, error_response
+from trustprobe.store import TrustStore, drop_full_buckets, take_token
 
 
 @dataclass
@@ -26,6 +32,9 @@ class RateLimiter:
     At most ``max_entries`` buckets are kept: past that, buckets idle long enough to be full
     again are dropped (forgetting them changes nothing), so many addresses cannot grow it.
     """
+
+    blocking: ClassVar[bool] = False
+    """Whether :meth:`acquire` does I/O (and so belongs in the thread pool)."""
 
     def __init__(
         self,
@@ -61,6 +70,51 @@ class RateLimiter:
     def _forget_idle(self, now: float) -> None:
         refill = self.burst / self.rate
         self._buckets = {k: b for k, b in self._buckets.items() if now - b.updated < refill}
+
+
+class StoreRateLimiter:
+    """Token buckets kept in the store's ``rate_buckets`` table, shared by every worker.
+
+    Each :meth:`acquire` is one atomic statement in the database (see
+    :mod:`trustprobe.store.rate_buckets`); bucket names are ``<kind>:<key>``. Every
+    ``prune_seconds`` a worker drops the buckets that are full again, so many addresses cannot
+    grow the table.
+    """
+
+    blocking: ClassVar[bool] = True
+    """:meth:`acquire` queries the database."""
+
+    def __init__(
+        self,
+        store: TrustStore,
+        rate: float,
+        burst: int,
+        *,
+        kind: str,
+        clock: Callable[[], float] = time.time,
+        prune_seconds: float = 60.0,
+    ) -> None:
+        self.store = store
+        self.rate = rate
+        self.burst = burst
+        self.kind = kind
+        self.prune_seconds = prune_seconds
+        self._clock = clock
+        self._next_prune = clock() + prune_seconds
+        self._lock = threading.Lock()
+
+    def acquire(self, key: Hashable) -> int | None:
+        """Spend one token; ``None`` if allowed, else whole seconds until a token is due."""
+        now = self._clock()
+        with self._lock:
+            prune = now >= self._next_prune
+            if prune:
+                self._next_prune = now + self.prune_seconds
+        if prune:
+            drop_full_buckets(self.store, now=now)
+        return take_token(
+            self.store, f"{self.kind}:{key}", rate=self.rate, burst=self.burst, now=now
+        )
 
 
 class BodySizeLimit:

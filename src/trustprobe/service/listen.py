@@ -25,6 +25,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
         # As uvicorn does: a restart may reuse a port whose old connections are in TIME_WAIT.
         # It never lets two processes listen on one port on Linux, so a taken port still fails.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it: without, keep-alive responses on a socket handed to
+        # uvicorn wait ~40 ms for delayed ACKs (Nagle's algorithm).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
         sock.listen(2048)
     except OSError as exc:

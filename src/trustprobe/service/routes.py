@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
@@ -26,7 +27,7 @@ from trustprobe.store import (
     Scope,
     StoredRun,
     TrustStore,
-    canonical_score,
+    canonical_score_json,
     decide_review,
     ingest_evidence,
     list_reviews,
@@ -85,6 +86,21 @@ _AUTH: Responses = {401: {"model": ApiError}, 403: {"model": ApiError}, 429: {"m
 _BODY: Responses = {413: {"model": ApiError}, 422: {"model": ApiError}}
 _404: Responses = {404: {"model": ApiError}}
 _409: Responses = {409: {"model": ApiError}}
+
+
+def entity_tag(body: bytes) -> str:
+    """A strong ETag for a response body: a digest of its bytes, quoted."""
+    return f'"{hashlib.blake2b(body, digest_size=16).hexdigest()}"'
+
+
+def etag_matches(if_none_match: str | None, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (weak comparison, as RFC 9110 says)."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    candidates = (c.strip().removeprefix("W/") for c in if_none_match.split(","))
+    return tag in candidates
 
 
 def _render(model: BaseModel) -> Response:
@@ -155,13 +171,20 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         openapi_extra=scope_extra(Scope.READ),
     )
     def get_score(
+        request: Request,
         agent_id: AgentId,
         store: Store,
         principal: Annotated[Principal, Depends(require(Scope.READ))],
     ) -> Response:
-        """Return the canonical score: the last committed or approved transition."""
-        found = canonical_score(store, organisation=principal.organisation, agent_id=agent_id)
-        return _render(found)
+        """Return the canonical score: the last committed or approved transition.
+
+        The body carries an ``ETag``; a request whose ``If-None-Match`` names it gets 304.
+        """
+        body = canonical_score_json(store, organisation=principal.organisation, agent_id=agent_id)
+        tag = entity_tag(body)
+        if etag_matches(request.headers.get("if-none-match"), tag):
+            return Response(status_code=304, headers={"ETag": tag})
+        return Response(body, media_type="application/json", headers={"ETag": tag})
 
     @router.get(
         "/agents/{agent_id}/history",

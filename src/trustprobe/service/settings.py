@@ -24,6 +24,9 @@ class ServiceSettings(BaseModel):
     """Sustained requests per second per client address without a valid key (answered 401)."""
     anonymous_rate_limit_burst: int = Field(default=20, ge=1)
     """Requests without a valid key an address may make at once."""
+    shared_rate_limits: bool = False
+    """Keep the rate-limit buckets in the store, shared by every worker process (and host)
+    serving from it; otherwise each process keeps its own, right only for a single worker."""
     auth_cache_seconds: float = Field(default=5.0, ge=0)
     """Seconds a successful key lookup is reused; a revoked key works at most this long (0: off)."""
     history_page_size: int = Field(default=50, ge=1, le=500)

@@ -9,7 +9,13 @@ from trustprobe.store.errors import (
     StoreError,
 )
 from trustprobe.store.evidence import ingest_evidence
-from trustprobe.store.history import canonical_score, is_anomalous, require_agent, score_history
+from trustprobe.store.history import (
+    canonical_score,
+    canonical_score_json,
+    is_anomalous,
+    require_agent,
+    score_history,
+)
 from trustprobe.store.keys import (
     authenticate,
     create_api_key,
@@ -48,6 +54,7 @@ from trustprobe.store.models import (
     TransitionStatus,
     VerifyReport,
 )
+from trustprobe.store.rate_buckets import drop_full_buckets, take_token
 from trustprobe.store.readiness import StoreReadiness, check_readiness
 from trustprobe.store.recompute import recompute_trust
 from trustprobe.store.reports import record_report, submit_report
@@ -97,6 +104,7 @@ __all__ = [
     "VerifyReport",
     "authenticate",
     "canonical_score",
+    "canonical_score_json",
     "check_readiness",
     "create_api_key",
     "create_store_engine",
@@ -104,6 +112,7 @@ __all__ = [
     "decide_review",
     "default_database_path",
     "describe_store",
+    "drop_full_buckets",
     "head_revision",
     "ingest_evidence",
     "is_anomalous",
@@ -120,6 +129,7 @@ __all__ = [
     "shown_database_url",
     "stored_runs",
     "submit_report",
+    "take_token",
     "upgrade_database",
     "verify_store",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,6 +13,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Integer,
+    Row,
     String,
     any_,
     bindparam,
@@ -20,7 +21,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import InstrumentedAttribute
 
 from trustprobe.store.errors import StoreError
@@ -30,6 +31,14 @@ LOOKUP_CHUNK = 900
 """Values per ``IN (...)`` list, well under every backend's bound-parameter limit."""
 T = TypeVar("T")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+POOL_RECYCLE_SECONDS = 1800
+"""PostgreSQL connections older than this are replaced at checkout instead of reused.
+
+Idle connections are the ones a server, proxy or firewall drops; recycling them bounds their age
+without a round trip on every checkout (``pool_pre_ping``). A connection dropped anyway fails
+its first statement: reads retry once on a fresh one (:func:`read_with_retry`).
+"""
+READ_ATTEMPTS = 2
 
 
 def create_store_engine(database_url: str) -> Engine:
@@ -49,7 +58,7 @@ def create_store_engine(database_url: str) -> Engine:
     if backend == "postgresql":
         if url.get_driver_name() != "psycopg":
             url = url.set(drivername="postgresql+psycopg")
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_recycle=POOL_RECYCLE_SECONDS)
     raise StoreError(
         f"unsupported database {backend!r}: use sqlite:///PATH or postgresql+psycopg://HOST/DB"
     )
@@ -62,9 +71,10 @@ def _configure_sqlite(engine: Engine) -> None:
         # (below) so migrations and ingestion are truly atomic.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        # The busy timeout first: several service workers may open the file at once.
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         # WAL keeps the database consistent with NORMAL; only the last commits can be lost on
         # power failure, never corrupted.
         cursor.execute("PRAGMA synchronous=NORMAL")
@@ -92,6 +102,43 @@ def read_transaction(engine: Engine) -> Iterator[Connection]:
     """One read-only transaction: a consistent snapshot for multi-query reads."""
     with engine.connect() as connection, connection.begin():
         yield connection
+
+
+def read_with_retry(engine: Engine, read: Callable[[Connection], T]) -> T:
+    """Run ``read`` in a read-only transaction; again on a fresh connection if it was dropped.
+
+    Only for reads, which are idempotent. SQLAlchemy invalidates the whole pool when it sees a
+    disconnect, so the next attempt gets a new connection; other errors are raised at once.
+    """
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            with read_transaction(engine) as connection:
+                return read(connection)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated or attempt == READ_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def read_statement(engine: Engine, statement: Any, params: dict[str, Any]) -> Row[Any] | None:
+    """The first row of one read-only statement, retried as :func:`read_with_retry` does.
+
+    One statement sees one consistent snapshot by itself; on PostgreSQL it runs without a
+    transaction around it (autocommit), one round trip instead of three.
+    """
+    if engine.dialect.name != "postgresql":
+        return read_with_retry(
+            engine, lambda connection: connection.execute(statement, params).first()
+        )
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            with engine.connect() as connection:
+                connection.execution_options(isolation_level="AUTOCOMMIT")
+                return connection.execute(statement, params).first()
+        except DBAPIError as exc:
+            if not exc.connection_invalidated or attempt == READ_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def chunks(items: Sequence[T], size: int = LOOKUP_CHUNK) -> Iterable[Sequence[T]]:

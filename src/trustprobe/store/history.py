@@ -8,7 +8,9 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
+from sqlalchemy.orm import aliased
 
 from trustprobe.store.chains import (
     GENESIS,
@@ -18,7 +20,7 @@ from trustprobe.store.chains import (
     review_seal,
     transition_envelope,
 )
-from trustprobe.store.database import chunks, member_of, read_transaction
+from trustprobe.store.database import chunks, member_of, read_statement, read_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import (
     AgentScore,
@@ -360,8 +362,13 @@ def review_from_row(connection: Connection, row: Row[Any]) -> Review:
 
 
 @cache
-def _canonical_statements() -> tuple[Any, Any]:
-    """Build the two statements of :func:`canonical_score` once (GET score is the hot path)."""
+def _canonical_statement() -> Any:
+    """The one statement of :func:`canonical_score`, built once (GET score is the hot path).
+
+    The agent's newest canonical transition, and its pending review if any (there is at most
+    one: a newer transition supersedes it), with the composite the review compares against.
+    A single statement reads one consistent snapshot without a transaction around it.
+    """
     latest = (
         select(func.max(TransitionRow.seq))
         .where(
@@ -371,41 +378,121 @@ def _canonical_statements() -> tuple[Any, Any]:
         .correlate(AgentRow)
         .scalar_subquery()
     )
-    score = (
-        select(AgentRow.id, TransitionRow.seq, TransitionRow.score, TransitionRow.computed_at)
+    review = aliased(ReviewRow)
+    held = aliased(TransitionRow)
+    baseline = aliased(TransitionRow)
+    return (
+        select(
+            TransitionRow.seq,
+            TransitionRow.score,
+            TransitionRow.computed_at,
+            review.id.label("review_id"),
+            review.transition_seq.label("review_transition_seq"),
+            review.status.label("review_status"),
+            held.composite.label("review_composite"),
+            baseline.composite.label("review_canonical_composite"),
+            held.tier.label("review_tier"),
+            review.opened_at.label("review_opened_at"),
+            review.decided_at.label("review_decided_at"),
+            review.decided_by.label("review_decided_by"),
+            review.reason.label("review_reason"),
+        )
+        .select_from(AgentRow)
         .join(OrganisationRow, OrganisationRow.id == AgentRow.organisation_id)
         .outerjoin(TransitionRow, TransitionRow.seq == latest)
+        .outerjoin(
+            review,
+            and_(
+                review.agent_pk == AgentRow.id,
+                review.status == ReviewStatus.PENDING.value,
+            ),
+        )
+        .outerjoin(held, held.seq == review.transition_seq)
+        .outerjoin(baseline, baseline.seq == held.baseline_seq)
         .where(
             OrganisationRow.name == bindparam("organisation"),
             AgentRow.agent_id == bindparam("agent_id"),
         )
     )
-    pending = review_query().where(
-        ReviewRow.agent_pk == bindparam("agent_pk"),
-        ReviewRow.status == ReviewStatus.PENDING.value,
+
+
+def _canonical_read(store: TrustStore, organisation: str, agent_id: str) -> Row[Any]:
+    row = read_statement(
+        store.engine, _canonical_statement(), {"organisation": organisation, "agent_id": agent_id}
     )
-    return score, pending
+    if row is None:
+        raise NotFoundError(f"no agent {agent_id!r} in this organisation")
+    if row.seq is None:  # every stored agent has a first, committed score; defensive only
+        raise NotFoundError(f"agent {agent_id!r} has no committed score yet")
+    return row
+
+
+def _pending_review(row: Row[Any], agent_id: str) -> Review | None:
+    if row.review_id is None:
+        return None
+    return Review(
+        id=row.review_id,
+        agent_id=agent_id,
+        transition_seq=row.review_transition_seq,
+        status=ReviewStatus(row.review_status),
+        composite=row.review_composite,
+        canonical_composite=row.review_canonical_composite,
+        tier=row.review_tier,
+        opened_at=row.review_opened_at,
+        decided_at=row.review_decided_at,
+        decided_by=row.review_decided_by,
+        reason=row.review_reason,
+    )
 
 
 def canonical_score(store: TrustStore, *, organisation: str, agent_id: str) -> AgentScore:
     """Return the canonical score and any pending review; unknown agents raise NotFoundError."""
-    score_query, pending_query = _canonical_statements()
-    with read_transaction(store.engine) as connection:
-        row = connection.execute(
-            score_query, {"organisation": organisation, "agent_id": agent_id}
-        ).first()
-        if row is None:
-            raise NotFoundError(f"no agent {agent_id!r} in this organisation")
-        if row.seq is None:  # every stored agent has a first, committed score; defensive only
-            raise NotFoundError(f"agent {agent_id!r} has no committed score yet")
-        pending_row = connection.execute(pending_query, {"agent_pk": row.id}).first()
-        pending = None if pending_row is None else review_from_row(connection, pending_row)
+    row = _canonical_read(store, organisation, agent_id)
     return AgentScore(
         agent_id=agent_id,
         score=TrustScore.model_validate_json(row.score),
         transition_seq=row.seq,
         computed_at=row.computed_at,
-        pending_review=pending,
+        pending_review=_pending_review(row, agent_id),
+    )
+
+
+class _AgentScoreTail(BaseModel):
+    """The fields of :class:`AgentScore` after ``score``, in its order, to serialise alone."""
+
+    transition_seq: int
+    """As in :class:`AgentScore`."""
+    computed_at: datetime
+    """As in :class:`AgentScore`."""
+    pending_review: Review | None
+    """As in :class:`AgentScore`."""
+
+
+_AGENT_ID = TypeAdapter(str)
+
+
+def canonical_score_json(store: TrustStore, *, organisation: str, agent_id: str) -> bytes:
+    """The JSON of :func:`canonical_score`, with the score's stored bytes spliced in unparsed.
+
+    The score column holds the JSON the score was hashed into the history chain as
+    (``TrustScore.model_dump_json``); it is served as stored. The other fields are serialised
+    as :class:`AgentScore` does, so the result equals ``canonical_score(...).model_dump_json()``.
+    """
+    row = _canonical_read(store, organisation, agent_id)
+    tail = _AgentScoreTail(
+        transition_seq=row.seq,
+        computed_at=row.computed_at,
+        pending_review=_pending_review(row, agent_id),
+    ).model_dump_json()
+    return b"".join(
+        (
+            b'{"agent_id":',
+            _AGENT_ID.dump_json(agent_id),
+            b',"score":',
+            row.score.encode("utf-8"),
+            b",",
+            tail[1:].encode("utf-8"),
+        )
     )
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Row, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.errors import InputError
-from trustprobe.store.database import read_transaction, write_transaction
+from trustprobe.store.database import read_statement, read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.models import ApiKeyInfo, CreatedApiKey, Principal, Scope
 from trustprobe.store.schema import ApiKeyRow, OrganisationRow
@@ -184,8 +184,7 @@ def authenticate(store: TrustStore, key: str) -> Principal | None:
     match = KEY_PATTERN.match(key)
     if match is None:
         return None
-    with read_transaction(store.engine) as connection:
-        row = connection.execute(_key_statement(), {"prefix": match.group(1)}).first()
+    row = read_statement(store.engine, _key_statement(), {"prefix": match.group(1)})
     if row is None:
         return None
     # Constant-time comparison so response timing says nothing about how much of a key matched.

@@ -10,6 +10,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Dialect,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -189,3 +190,20 @@ class ReviewRow(Base):
     seal: Mapped[str] = mapped_column(String(64))
     # 1: the seal covers the decision; 2: also organisation_id and agent_pk (chains.review_seal).
     seal_version: Mapped[int] = mapped_column(Integer, server_default="1")
+
+
+class RateBucketRow(Base):
+    """A request token bucket shared by every service worker: one per API key or address.
+
+    Not evidence and not chained: rows are updated in place and dropped once full again.
+    """
+
+    __tablename__ = "rate_buckets"
+
+    bucket: Mapped[str] = mapped_column(String(120), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Double)
+    # Seconds since the epoch, from the clock of the worker that last took a token.
+    updated_at: Mapped[float] = mapped_column(Double)
+    full_at: Mapped[float] = mapped_column(Double, index=True)
+    # Whether the last attempt got a token (RETURNING cannot see the row before the update).
+    allowed: Mapped[bool] = mapped_column(Boolean)
