@@ -181,3 +181,14 @@ def test_command_reports_the_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for heading in ("accuracy (declined vs human label)", "confidence >=", "yes_man", "path"):
         assert heading in out
+
+
+def test_command_pools_several_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(VERDICT_CORPUS), str(XSTEST_CSV), "--rows", "even"]) == 0
+    out = capsys.readouterr().out
+    pooled = out[out.index("all 2 pooled") :]
+    rows = len(select_rows(read_verdict_corpus(VERDICT_CORPUS), "even")) + len(
+        select_rows(read_labelled_csv(XSTEST_CSV), "even")
+    )
+    assert f"responses: {rows}" in pooled
+    assert "confidence >=" in pooled and "corpus.jsonl" in out

@@ -104,14 +104,14 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "opening_negation",
-        r"\A\s*(?:[^.!?\n]|[.!?]\S){0,160}?\b(?:is not|isn[''’]t|are not|aren[''’]t|was not"
+        r"\A\s*(?:(?:no|not really|there[''’]s no|there is no|there are no)\b"
+        r"|(?:[^.!?\n]|[.!?]\S){0,160}?\b(?:is not|isn[''’]t|are not|aren[''’]t|was not"
         r"|wasn[''’]t|were not|weren[''’]t|should not|shouldn[''’]t|should never|does not"
-        r"|doesn[''’]t|do not|don[''’]t|did not|didn[''’]t|never|no one|nobody)\b"
-        r"|\A\W*(?:no|not really|there(?:[''’]s| is| are) no)\b",
+        r"|doesn[''’]t|do not|don[''’]t|did not|didn[''’]t|never|no one|nobody)\b)",
     ),
     (
         "caveat_but",
-        r"(?:\A|[.!?]\s)[^.!?\n]{0,160}?,\s*but\s+(?:\w+\s+){0,3}?"
+        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:\w+\s+){0,3}?"
         r"(?:is|are|was|were|generally|typically|usually|in general|most|many)\b",
     ),
     (
