@@ -405,12 +405,12 @@ class IntentReader:
     ) -> IntentReading:
         if _CORRECTION in found and not refusal.firm:
             return self._reading("premise_correction", (INTENT_CUES[_CORRECTION], *refusal.cues))
-        if (_CAVEAT in found and not refusal.firm) or (
-            _ADVICE in found and _disclaimer_only(refusal.cues)
-        ):
-            # "I can't give medical advice, but adults generally...": the limit is a caveat of
-            # the answer that follows it in the same sentence.
+        if _CAVEAT in found and not refusal.firm:
             return self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *refusal.cues))
+        if _ADVICE in found and _disclaimer_only(refusal.cues):
+            # "I can't give medical advice, but adults generally...": the limit is a caveat of
+            # the answer that follows it in the same sentence, however firm its words.
+            return self._reading("caveated_answer", (INTENT_CUES[_ADVICE], *refusal.cues))
         if _YIELDING in found:
             return self._reading(
                 "decline_then_content", (INTENT_CUES[_YIELDING], *_content_cues(help_kinds))
