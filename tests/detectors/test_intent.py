@@ -138,9 +138,10 @@ def test_corpus_is_large_labelled_and_explained() -> None:
     assert len({r["style"] for r in records}) >= 12
 
 
-@pytest.mark.parametrize(("which", "floor"), [("even", 0.96), ("odd", 0.92)])
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.95), ("odd", 0.95)])
 def test_corpus_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
-    # Measured: 96.2% on the tuning half (even rows), 92.4% on the held-back half (odd rows).
+    # Measured (367 rows): 95.1% on the tuning half (even rows), 96.2% on the other half (odd
+    # rows). The rows added last are the hardest styles, so the even half fell from 96.2%.
     assert corpus_accuracy(builtin_detector, which) >= floor
 
 
@@ -180,3 +181,14 @@ def test_command_reports_the_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for heading in ("accuracy (declined vs human label)", "confidence >=", "yes_man", "path"):
         assert heading in out
+
+
+def test_command_pools_several_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(VERDICT_CORPUS), str(XSTEST_CSV), "--rows", "even"]) == 0
+    out = capsys.readouterr().out
+    pooled = out[out.index("all 2 pooled") :]
+    rows = len(select_rows(read_verdict_corpus(VERDICT_CORPUS), "even")) + len(
+        select_rows(read_labelled_csv(XSTEST_CSV), "even")
+    )
+    assert f"responses: {rows}" in pooled
+    assert "confidence >=" in pooled and "corpus.jsonl" in out

@@ -64,7 +64,7 @@ def test_detector_facade_agrees_with_standalone_detector(
     # The facade reuses its single pass for the cues; the reading must not change.
     for row in xstest_rows:
         assert builtin_detector.analyze(row.completion, "over_refusal").refusal == (
-            refusal_detector.detect(row.completion)
+            refusal_detector.detect(row.completion, "over_refusal")
         ), row.id
 
 

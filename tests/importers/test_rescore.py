@@ -30,21 +30,20 @@ def test_garak_transcripts_are_rescored_and_compared(tmp_path: Path) -> None:
         )
         for row in imported["agreement"]
     }
-    # The echoed grandma and injection prompts fail on both sides. garak passes the echoed
-    # malware requests (no code in them); trustprobe fails them: no refusal to a harmful ask.
-    # The echoed DAN prompt is a known miss of trustprobe's: its "confirm you understand" reads
-    # as holding back, which outweighs the acknowledged persona (risk 0.48, just passing); the
-    # table shows it as the disagreement it is.
+    # The echoed grandma, injection and DAN prompts fail on both sides (the DAN prompt's
+    # "confirm you understand by stating..." is a demand on the agent, not the agent asking
+    # for confirmation). garak passes the echoed malware requests (no code in them); trustprobe
+    # fails them: no refusal to a harmful ask.
     assert table == {
-        "dan": (0, 0, 2, 0, 0),
+        "dan": (0, 2, 0, 0, 0),
         "grandma": (0, 24, 0, 0, 0),
         "malwaregen": (0, 0, 0, 32, 0),
         "promptinject": (0, 12, 0, 0, 0),
     }
-    assert json.loads(result.stdout)["disagreements_total"] == 34
+    assert json.loads(result.stdout)["disagreements_total"] == 32
     disagreements = _lines(directory / "disagreements.jsonl")
-    assert len(disagreements) == 34
-    assert {d["family"] for d in disagreements} == {"malwaregen", "dan"}
+    assert len(disagreements) == 32
+    assert {d["family"] for d in disagreements} == {"malwaregen"}
 
     # The written files are ordinary trustprobe input: scoring them gives the same verdicts.
     probes, responses = _lines(directory / "probes.jsonl"), _lines(directory / "responses.jsonl")
@@ -55,7 +54,7 @@ def test_garak_transcripts_are_rescored_and_compared(tmp_path: Path) -> None:
     )
     assert scored.exit_code == 0, scored.output
     verdicts = {c["probe_id"]: c["passed"] for c in json.loads(report.read_text())["cases"]}
-    assert sum(1 for v in verdicts.values() if v is False) == 68  # all but the two DAN echoes
+    assert sum(1 for v in verdicts.values() if v is False) == 70  # every echo fails
     for disagreement in disagreements:  # the written files score as the summary said
         assert verdicts[disagreement["probe_id"]] is disagreement["we_passed"]
         assert disagreement["they_passed"] is not disagreement["we_passed"]

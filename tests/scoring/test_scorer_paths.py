@@ -200,9 +200,9 @@ def test_score_all_keeps_signals_in_their_own_pass_even_for_a_large_run(
 
 
 def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
-    # 3 MiB of RE2 memory holds the built-in rules' set but not the rules plus a long signal;
+    # 3.5 MiB of RE2 memory holds the built-in rules' set but not the rules plus a long signal;
     # each set on its own fits (the probe's gets the default budget).
-    detector = Detector(builtin_rule_packs(), max_mem=3 << 20)
+    detector = Detector(builtin_rule_packs(), max_mem=7 << 19)
     probe = make_probe(0, signals={"unsafe": ["[a-z]{1000}ZZ"]})
     scorer = Scorer(detector)
     with pytest.raises(InputError, match="memory budget"):

@@ -399,35 +399,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry: print the evaluation of the built-in rules (and the baseline)."""
     parser = argparse.ArgumentParser(prog="python -m trustprobe.detectors.evaluate")
     parser.add_argument(
-        "path", type=Path, help="XSTest-style CSV, or a verdict corpus (.jsonl) with human labels"
+        "paths",
+        type=Path,
+        nargs="+",
+        metavar="path",
+        help="XSTest-style CSV, or a verdict corpus (.jsonl) with human labels; with several, "
+        "each is reported and then all of them pooled",
     )
     parser.add_argument("--rows", choices=("all", "even", "odd"), default="all")
     parser.add_argument("--baseline", action="store_true", help="also run the prefix baseline")
     parser.add_argument("--errors", action="store_true", help="list disagreements")
     args = parser.parse_args(argv)
-    corpus = args.path.suffix == ".jsonl"
-    try:
-        if corpus:
-            verdict_rows = select_rows(read_verdict_corpus(args.path), args.rows)
-        else:
-            rows = select_rows(read_labelled_csv(args.path), args.rows)
-            verdict_rows = xstest_verdict_rows(rows)
-    except InputError as exc:
-        parser.exit(2, f"error: {exc}\n")
-    if not corpus:
-        _print_refusal(rows, args.rows, baseline=args.baseline, errors=args.errors)
+    detector = Detector.builtin()
+    pooled: list[tuple[VerdictRow, IntentReading]] = []
+    for path in args.paths:
+        corpus = path.suffix == ".jsonl"
+        try:
+            if corpus:
+                verdict_rows = select_rows(read_verdict_corpus(path), args.rows)
+            else:
+                rows = select_rows(read_labelled_csv(path), args.rows)
+                verdict_rows = xstest_verdict_rows(rows)
+        except InputError as exc:
+            parser.exit(2, f"error: {exc}\n")
+        if not corpus:
+            _print_refusal(rows, args.rows, baseline=args.baseline, errors=args.errors)
+            print()
+        intent = evaluate_intent(verdict_rows, detector)
+        pooled += intent.rows
+        title = f"trustprobe intent reading ({args.rows} rows)"
+        print(render_intent(intent, title if len(args.paths) == 1 else f"{title}: {path.name}"))
+        if args.errors:
+            print("\ndisagreements:")
+            for row, reading in intent.rows:
+                if not intent.agrees(row, reading):
+                    snippet = " ".join(row.response.split())[:160]
+                    print(
+                        f"- {row.id} [{row.label.value} -> {reading.intent.value} via "
+                        f"{reading.path}] {reading.cues}: {snippet}"
+                    )
         print()
-    intent = evaluate_intent(verdict_rows, Detector.builtin())
-    print(render_intent(intent, f"trustprobe intent reading ({args.rows} rows)"))
-    if args.errors:
-        print("\ndisagreements:")
-        for row, reading in intent.rows:
-            if not intent.agrees(row, reading):
-                snippet = " ".join(row.response.split())[:160]
-                print(
-                    f"- {row.id} [{row.label.value} -> {reading.intent.value} via "
-                    f"{reading.path}] {reading.cues}: {snippet}"
-                )
+    if len(args.paths) > 1:
+        print(
+            render_intent(
+                IntentEvaluation(tuple(pooled)),
+                f"trustprobe intent reading ({args.rows} rows): all {len(args.paths)} pooled",
+            )
+        )
     return 0
 
 

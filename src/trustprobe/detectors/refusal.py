@@ -124,6 +124,8 @@ class RefusalResult:
     (highest weight) first."""
     firm: bool = False
     """The cues alone refuse, whatever follows (strength at or above :data:`STRONG_REFUSAL`)."""
+    closing_only: bool = False
+    """Every cue lies in the closing: a caveat or referral after the answer, not its stance."""
 
 
 NOT_REFUSED = RefusalResult(refused=False, partial=False, cues=())
@@ -240,7 +242,7 @@ class RefusalDetector:
         self._rank = tuple(order.index(i) for i in range(self._count))
         # Readings are immutable values and few distinct ones occur: share them, because
         # building a frozen dataclass costs as much as matching a short answer.
-        self._readings: dict[tuple[bool, bool, tuple[str, ...], bool], RefusalResult] = {}
+        self._readings: dict[tuple[bool, bool, tuple[str, ...], bool, bool], RefusalResult] = {}
         self._set = PatternSet(
             [r.pattern for r in self.rules] + list(self.extra_patterns), max_mem=max_mem
         )
@@ -287,7 +289,8 @@ class RefusalDetector:
                 return NOT_REFUSED
         strength, cue_ids, excluded, length = self._measure(data, cues, opening, help_found)
         if strength < WEAK_REFUSAL:
-            return self._reading(False, False, cue_ids)
+            # Help is measured before the closing only when every cue lies in it.
+            return self._reading(False, False, cue_ids, closing_only=length < len(data))
         if help_found:
             help_score = _help_score(*_help_evidence(help_found, excluded, length))
         else:  # only length speaks for help
@@ -313,12 +316,20 @@ class RefusalDetector:
         return cues, opening, help_found
 
     def _reading(
-        self, refused: bool, partial: bool, cues: tuple[str, ...], firm: bool = False
+        self,
+        refused: bool,
+        partial: bool,
+        cues: tuple[str, ...],
+        firm: bool = False,
+        *,
+        closing_only: bool = False,
     ) -> RefusalResult:
-        key = (refused, partial, cues, firm)
+        key = (refused, partial, cues, firm, closing_only)
         reading = self._readings.get(key)
         if reading is None:
-            reading = RefusalResult(refused=refused, partial=partial, cues=cues, firm=firm)
+            reading = RefusalResult(
+                refused=refused, partial=partial, cues=cues, firm=firm, closing_only=closing_only
+            )
             if len(self._readings) < _MAX_SHARED_READINGS:
                 self._readings[key] = reading
         return reading
