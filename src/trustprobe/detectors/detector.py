@@ -1,4 +1,4 @@
-"""The scoring facade: every rule of every pack in one RE2 pass, plus refusal detection."""
+"""The scoring facade: every rule of every pack in one matching pass, plus refusal detection."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from trustprobe.detectors.intent import (
     IntentReading,
     intent_parameters,
 )
-from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
+from trustprobe.detectors.matching import (
+    DEFAULT_MAX_MEM,
+    GROUP_SIZE,
+    PatternSet,
+    encode_text,
+)
 from trustprobe.detectors.refusal import (
     HELP_KINDS,
     NOT_REFUSED,
@@ -42,7 +47,7 @@ class Analysis:
 
 
 class Detector:
-    """All rules of a set of packs compiled into one RE2 set, scanned once per response."""
+    """All rules of a set of packs compiled into one pass of RE2 sets, run once per response."""
 
     def __init__(self, packs: Sequence[RulePack], *, max_mem: int = DEFAULT_MAX_MEM) -> None:
         self.packs: tuple[RulePack, ...] = tuple(packs)
@@ -60,15 +65,30 @@ class Detector:
                 rules.append(rule)
         self.rules: tuple[Rule, ...] = tuple(rules)
         boundary = [rule for rule in rules if rule.kind is RuleKind.BOUNDARY]
-        self.refusal_detector = RefusalDetector(boundary, max_mem=max_mem)
+        self.refusal_detector = RefusalDetector(
+            boundary, max_mem=max_mem, search=self._refusal_search
+        )
         # What the refusal logic needs (cues within the opening, help evidence) and the intent
         # cues ride along in the same pass, after the rules.
-        self._set = PatternSet(
-            [rule.pattern for rule in rules]
-            + list(self.refusal_detector.extra_patterns)
-            + [pattern for _, pattern in INTENT_PATTERNS],
-            max_mem=max_mem,
+        self._patterns: tuple[str, ...] = (
+            *(rule.pattern for rule in rules),
+            *self.refusal_detector.extra_patterns,
+            *(pattern for _, pattern in INTENT_PATTERNS),
         )
+        self.pass_groups: tuple[tuple[int, ...], ...] = _pass_groups(rules, len(self._patterns))
+        """The RE2 passes over :attr:`patterns`, as index groups (for sets that extend them)."""
+        # Two sets: the refusal logic's (cues, cues in the opening, help), which it also uses
+        # alone to search again (quotations masked, the closing), and the rest.
+        count = len(rules)
+        help_end = count + len(boundary) + len(HELP_KINDS)
+        cue_at = [i for i, rule in enumerate(rules) if rule.kind is RuleKind.BOUNDARY]
+        refusal_at = (*cue_at, *range(count, help_end))
+        other_at = (
+            *(i for i, rule in enumerate(rules) if rule.kind is not RuleKind.BOUNDARY),
+            *range(help_end, len(self._patterns)),
+        )
+        self._refusal_set, self._refusal_at = self._subset(refusal_at, max_mem)
+        self._other_set, self._other_at = self._subset(other_at, max_mem)
         self._intent = IntentReader()
         cue_index = {rule.id: i for i, rule in enumerate(self.refusal_detector.rules)}
         self._cue_count = len(cue_index)
@@ -104,16 +124,35 @@ class Detector:
     @property
     def patterns(self) -> tuple[str, ...]:
         """The patterns of the one pass, by index: every rule's, the refusal logic's, intent's."""
-        return self._set.patterns
+        return self._patterns
+
+    def _subset(self, indices: Sequence[int], max_mem: int) -> tuple[PatternSet, tuple[int, ...]]:
+        """A set of the patterns at ``indices`` (in this order), grouped as the pass is."""
+        position = {index: i for i, index in enumerate(indices)}
+        groups = [[position[i] for i in group if i in position] for group in self.pass_groups]
+        patterns = [self._patterns[i] for i in indices]
+        return (
+            PatternSet(patterns, max_mem=max_mem, groups=[g for g in groups if g]),
+            tuple(indices),
+        )
 
     def analyze(self, text: str, category: str) -> Analysis:
         """Match every rule against ``text`` in one pass and read it for refusal."""
         data = encode_text(text)
-        return self.read(data, category, self._set.search(data))
+        return self.read(data, category, self.search(data))
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
-        return self._set.search(data)
+        at = self._other_at
+        found = [at[i] for i in self._other_set.search(data)]
+        at = self._refusal_at
+        found.extend([at[i] for i in self._refusal_set.search(data)])
+        found.sort()
+        return found
+
+    def _refusal_search(self, data: bytes) -> list[int]:
+        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``."""
+        return self._refusal_set.search(data)
 
     def read(self, data: bytes, category: str, found: Sequence[int]) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.
@@ -159,6 +198,28 @@ class Detector:
         help_kinds = [HELP_KINDS[i] for i in help_found]
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe)
         return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
+
+
+def _pass_groups(rules: Sequence[Rule], size: int) -> tuple[tuple[int, ...], ...]:
+    """The RE2 passes of a detector's patterns, as groups of indices into them.
+
+    Evidence rules, refusal cues, cues within the opening (anchored: their DFA stops at the
+    first sentence), then help and intent cues; each in chunks of at most :data:`GROUP_SIZE`.
+
+    Patterns of one kind tend to be active on the same stretches of text and those of
+    different kinds apart, so grouping by kind keeps each set's DFA small on fresh text
+    (docs/benchmarks.md, "Matching passes").
+    """
+    count = len(rules)
+    boundary = [i for i, rule in enumerate(rules) if rule.kind is RuleKind.BOUNDARY]
+    evidence = [i for i, rule in enumerate(rules) if rule.kind is not RuleKind.BOUNDARY]
+    opening = list(range(count, count + len(boundary)))
+    rest = list(range(count + len(boundary), size))
+    return tuple(
+        tuple(kind[i : i + GROUP_SIZE])
+        for kind in (evidence, boundary, opening, rest)
+        for i in range(0, len(kind), GROUP_SIZE)
+    )
 
 
 def _digest(packs: Sequence[RulePack]) -> str:

@@ -1,4 +1,11 @@
-"""Linear-time pattern matching on RE2: one pass over a response for a whole set of patterns."""
+"""Linear-time pattern matching on RE2: one pass over a response for a whole set of patterns.
+
+A pass may run as several RE2 sets (groups of patterns): RE2 builds a set's DFA lazily, state by
+state, and a state is a combination of the states of every pattern in the set, so on fresh text
+one large set spends most of its time building states that no later text reuses. Sets of
+patterns that are rarely active together stay small (figures in docs/benchmarks.md, "Matching
+passes"). Whatever the grouping, the answer is the same.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,9 @@ from trustprobe.errors import InputError
 
 DEFAULT_MAX_MEM = 64 << 20
 """RE2 memory budget per compiled set (bytes): program plus lazily built DFA cache."""
+
+GROUP_SIZE = 128
+"""Most patterns in one RE2 pass when the caller gives no groups (see :class:`PatternSet`)."""
 
 _SENTINEL = r"\z"
 """Matches at the end of every text, so a set match that lacks it means the DFA gave up."""
@@ -55,29 +65,24 @@ def encode_text(text: str) -> bytes:
         return text.encode("utf-8", "replace")
 
 
-class PatternSet:
-    """A compiled set of RE2 patterns (case-insensitive) searched in one pass over a text.
+class _Re2Set:
+    """A compiled RE2 set (case-insensitive), with a per-pattern fallback when its DFA gives up.
 
-    RE2 runs in time linear in the text for every pattern, so no response can make matching
-    backtrack catastrophically. The set runs on RE2's DFA; if the DFA ever exhausts its memory
-    budget RE2 reports no match at all, which we detect through an always-matching sentinel and
-    answer by searching each pattern on its own (RE2 then falls back to its NFA), so a match is
-    never silently missed.
+    RE2 runs in time linear in the text for every pattern. The set runs on RE2's DFA; if the
+    DFA ever exhausts its memory budget RE2 reports no match at all, which an always-matching
+    sentinel reveals; then each pattern is searched on its own (RE2 falls back to its NFA), so
+    a match is never silently missed.
     """
 
-    def __init__(self, patterns: Sequence[str], *, max_mem: int = DEFAULT_MAX_MEM) -> None:
-        self.patterns: tuple[str, ...] = tuple(patterns)
+    def __init__(self, patterns: Sequence[str], max_mem: int) -> None:
+        self.patterns = tuple(patterns)
         self._options = _options(max_mem)
-        for index, pattern in enumerate(self.patterns):
-            reason = engine_rejection(pattern)
-            if reason is not None:
-                raise InputError(f"{reason} (pattern {pattern!r})", field=f"patterns[{index}]")
-        self._set = re2.Set.SearchSet(self._options)
+        self.set = re2.Set.SearchSet(self._options)
         for pattern in self.patterns:
-            self._set.Add(pattern)
-        self._sentinel = self._set.Add(_SENTINEL)
+            self.set.Add(pattern)
+        self._sentinel = self.set.Add(_SENTINEL)
         try:
-            self._set.Compile()
+            self.set.Compile()
         except re2.error as exc:
             raise InputError(
                 f"the patterns together exceed the matcher's memory budget of {max_mem} bytes; "
@@ -86,15 +91,9 @@ class PatternSet:
             ) from exc
         self._singles: tuple[re2._Regexp, ...] | None = None
         self.fallbacks = 0
-        """How many searches needed the per-pattern fallback (for diagnostics)."""
 
-    def __len__(self) -> int:
-        return len(self.patterns)
-
-    def search(self, text: str | bytes) -> list[int]:
-        """Indices (ascending) of the patterns that occur anywhere in ``text``."""
-        data = encode_text(text) if isinstance(text, str) else text
-        found: list[int] | None = self._set.Match(data)
+    def search(self, data: bytes) -> list[int]:
+        found: list[int] | None = self.set.Match(data)
         if not found:  # not even the sentinel: the DFA ran out of memory
             return self.search_each(data)
         found.sort()  # RE2 reports matches in discovery order
@@ -104,8 +103,98 @@ class PatternSet:
         return found
 
     def search_each(self, data: bytes) -> list[int]:
-        """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""
         self.fallbacks += 1
         if self._singles is None:
             self._singles = tuple(re2.compile(p, self._options) for p in self.patterns)
         return [i for i, single in enumerate(self._singles) if single.search(data) is not None]
+
+
+def default_groups(patterns: Sequence[str]) -> list[list[int]]:
+    """Passes for ``patterns`` when the caller names none: chunks of :data:`GROUP_SIZE`."""
+    indices = list(range(len(patterns)))
+    return [indices[i : i + GROUP_SIZE] for i in range(0, len(indices), GROUP_SIZE)]
+
+
+class _Re2Groups:
+    """RE2 sets, one per group of patterns, whose answers merge into one (indices ascending)."""
+
+    def __init__(
+        self, patterns: Sequence[str], groups: Sequence[Sequence[int]], max_mem: int
+    ) -> None:
+        self.sets: tuple[tuple[_Re2Set, tuple[int, ...]], ...] = tuple(
+            (_Re2Set([patterns[i] for i in group], max_mem), tuple(group))
+            for group in groups
+            if group
+        )
+        # One group holding every pattern in order needs no translation of its answer.
+        self._whole = (
+            self.sets[0][0]
+            if len(self.sets) == 1 and self.sets[0][1] == tuple(range(len(patterns)))
+            else None
+        )
+
+    @property
+    def fallbacks(self) -> int:
+        return sum(each.fallbacks for each, _ in self.sets)
+
+    def search(self, data: bytes) -> list[int]:
+        if self._whole is not None:
+            return self._whole.search(data)
+        found: list[int] = []
+        for each, indices in self.sets:
+            hits = each.search(data)
+            if hits:
+                found.extend([indices[i] for i in hits])
+        found.sort()
+        return found
+
+    def search_each(self, data: bytes) -> list[int]:
+        found: list[int] = []
+        for each, indices in self.sets:
+            found.extend([indices[i] for i in each.search_each(data)])
+        found.sort()
+        return found
+
+
+class PatternSet:
+    """A compiled set of RE2 patterns (case-insensitive) searched in one pass over a text.
+
+    The patterns run in RE2 sets by ``groups`` (lists of indices; by default chunks of
+    :data:`GROUP_SIZE` in order): a caller that knows which patterns are rarely active
+    together (a detector knows its rules' kinds) groups them apart, see the module's notes.
+    Every grouping gives the same answers, in time linear in the text.
+    """
+
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        *,
+        max_mem: int = DEFAULT_MAX_MEM,
+        groups: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        self.patterns: tuple[str, ...] = tuple(patterns)
+        for index, pattern in enumerate(self.patterns):
+            reason = engine_rejection(pattern)
+            if reason is not None:
+                raise InputError(f"{reason} (pattern {pattern!r})", field=f"patterns[{index}]")
+        if groups is None:
+            groups = default_groups(self.patterns)
+        elif sorted(i for group in groups for i in group) != list(range(len(self.patterns))):
+            raise InputError("the groups must hold every pattern index once", field="groups")
+        self._groups = _Re2Groups(self.patterns, groups, max_mem)
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    @property
+    def fallbacks(self) -> int:
+        """How many searches needed the per-pattern fallback (for diagnostics)."""
+        return self._groups.fallbacks
+
+    def search(self, text: str | bytes) -> list[int]:
+        """Indices (ascending) of the patterns that occur anywhere in ``text``."""
+        return self._groups.search(encode_text(text) if isinstance(text, str) else text)
+
+    def search_each(self, data: bytes) -> list[int]:
+        """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""
+        return self._groups.search_each(data)

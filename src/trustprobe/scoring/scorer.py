@@ -86,7 +86,11 @@ class _SharedPass:
             for pattern in _all_patterns(probe):
                 slots.setdefault(pattern, len(rules) + len(slots))
         return cls(
-            patterns=PatternSet((*rules, *slots), max_mem=detector.max_mem),
+            patterns=PatternSet(
+                (*rules, *slots),
+                max_mem=detector.max_mem,
+                groups=[*detector.pass_groups, range(len(rules), len(rules) + len(slots))],
+            ),
             rule_count=len(rules),
             probes=probes,
             slots=slots,
