@@ -88,13 +88,13 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
     for pattern in PATTERNS:
         without_sentinel.Add(pattern)
     without_sentinel.Compile()
-    ((compiled, _),) = patterns._groups.sets
-    working = compiled.set
-    compiled.set = without_sentinel
+    ((compiled, _),) = patterns._sets
+    working = compiled.match
+    compiled.match = without_sentinel.Match
     assert patterns.search("nothing here") == []
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2
-    compiled.set = working
+    compiled.match = working
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2  # a complete answer needs no fallback
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -77,18 +78,25 @@ class Detector:
         )
         self.pass_groups: tuple[tuple[int, ...], ...] = _pass_groups(rules, len(self._patterns))
         """The RE2 passes over :attr:`patterns`, as index groups (for sets that extend them)."""
-        # Two sets: the refusal logic's (cues, cues in the opening, help), which it also uses
-        # alone to search again (quotations masked, the closing), and the rest.
-        count = len(rules)
-        help_end = count + len(boundary) + len(HELP_KINDS)
-        cue_at = [i for i, rule in enumerate(rules) if rule.kind is RuleKind.BOUNDARY]
-        refusal_at = (*cue_at, *range(count, help_end))
-        other_at = (
-            *(i for i, rule in enumerate(rules) if rule.kind is not RuleKind.BOUNDARY),
-            *range(help_end, len(self._patterns)),
+        # The pass runs as RE2 sets by kind of pattern (see _pass_groups). A cue can match
+        # within the opening only where it matches at all, so the opening sets of cues that
+        # did not match are not searched: the answer is the same, without their cost.
+        count, cue_count = len(rules), len(boundary)
+        self._evidence_at = tuple(i for i, r in enumerate(rules) if r.kind is not RuleKind.BOUNDARY)
+        self._cue_at = tuple(i for i, r in enumerate(rules) if r.kind is RuleKind.BOUNDARY)
+        self._evidence = PatternSet([rules[i].pattern for i in self._evidence_at], max_mem=max_mem)
+        self._cues = PatternSet([rules[i].pattern for i in self._cue_at], max_mem=max_mem)
+        self._openings = tuple(
+            (
+                PatternSet(self._patterns[count + start : count + end], max_mem=max_mem),
+                start,
+                end,
+            )
+            for start in range(0, cue_count, GROUP_SIZE)
+            for end in (min(start + GROUP_SIZE, cue_count),)
         )
-        self._refusal_set, self._refusal_at = self._subset(refusal_at, max_mem)
-        self._other_set, self._other_at = self._subset(other_at, max_mem)
+        # Help and intent cues follow the opening cues in :attr:`patterns`.
+        self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
         self._intent = IntentReader()
         cue_index = {rule.id: i for i, rule in enumerate(self.refusal_detector.rules)}
         self._cue_count = len(cue_index)
@@ -126,16 +134,6 @@ class Detector:
         """The patterns of the one pass, by index: every rule's, the refusal logic's, intent's."""
         return self._patterns
 
-    def _subset(self, indices: Sequence[int], max_mem: int) -> tuple[PatternSet, tuple[int, ...]]:
-        """A set of the patterns at ``indices`` (in this order), grouped as the pass is."""
-        position = {index: i for i, index in enumerate(indices)}
-        groups = [[position[i] for i in group if i in position] for group in self.pass_groups]
-        patterns = [self._patterns[i] for i in indices]
-        return (
-            PatternSet(patterns, max_mem=max_mem, groups=[g for g in groups if g]),
-            tuple(indices),
-        )
-
     def analyze(self, text: str, category: str) -> Analysis:
         """Match every rule against ``text`` in one pass and read it for refusal."""
         data = encode_text(text)
@@ -143,16 +141,38 @@ class Detector:
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
-        at = self._other_at
-        found = [at[i] for i in self._other_set.search(data)]
-        at = self._refusal_at
-        found.extend([at[i] for i in self._refusal_set.search(data)])
+        at = self._evidence_at
+        found = [at[i] for i in self._evidence.search(data)]
+        cues = self._cues.search(data)
+        if cues:
+            at = self._cue_at
+            found.extend([at[i] for i in cues])
+            found.extend(self._opening_search(data, cues, len(self.rules)))
+        tail_at = len(self.rules) + self._cue_count
+        found.extend([tail_at + i for i in self._tail.search(data)])
         found.sort()
+        return found
+
+    def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:
+        """Cues (indices ascending) found within the opening sentence, plus ``offset``.
+
+        Only the opening sets holding one of ``cues`` (the cues found at all) are searched.
+        """
+        found: list[int] = []
+        for opening, start, end in self._openings:
+            if bisect_left(cues, start) < bisect_left(cues, end):
+                found.extend([offset + start + i for i in opening.search(data)])
         return found
 
     def _refusal_search(self, data: bytes) -> list[int]:
         """The refusal logic's patterns (cues, cues within the opening, help) in ``data``."""
-        return self._refusal_set.search(data)
+        found = self._cues.search(data)
+        cue_count = self._cue_count
+        if found:
+            found.extend(self._opening_search(data, found, cue_count))
+        help_at, help_count = 2 * cue_count, len(HELP_KINDS)
+        found.extend([help_at + i for i in self._tail.search(data) if i < help_count])
+        return found
 
     def read(self, data: bytes, category: str, found: Sequence[int]) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.

@@ -9,7 +9,7 @@ passes"). Whatever the grouping, the answer is the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import re2
 
@@ -20,6 +20,10 @@ DEFAULT_MAX_MEM = 64 << 20
 
 GROUP_SIZE = 128
 """Most patterns in one RE2 pass when the caller gives no groups (see :class:`PatternSet`)."""
+
+WIDE_REPEAT = 100
+"""Bound of a repetition from which a pattern runs in a set of its own (:func:`default_groups`)."""
+_REPEAT_BOUND = re2.compile(r"\{\d*,(\d+)\}")
 
 _SENTINEL = r"\z"
 """Matches at the end of every text, so a set match that lacks it means the DFA gave up."""
@@ -89,11 +93,14 @@ class _Re2Set:
                 "split them or raise max_mem",
                 field="patterns",
             ) from exc
+        # The compiled set's own Match, without the wrapper's frame (it costs about as much as
+        # matching a short answer); the wrapper's answers the same where it is all there is.
+        self.match: Callable[[bytes], list[int] | None] = getattr(self.set, "_set", self.set).Match
         self._singles: tuple[re2._Regexp, ...] | None = None
         self.fallbacks = 0
 
     def search(self, data: bytes) -> list[int]:
-        found: list[int] | None = self.set.Match(data)
+        found = self.match(data)
         if not found:  # not even the sentinel: the DFA ran out of memory
             return self.search_each(data)
         found.sort()  # RE2 reports matches in discovery order
@@ -110,50 +117,25 @@ class _Re2Set:
 
 
 def default_groups(patterns: Sequence[str]) -> list[list[int]]:
-    """Passes for ``patterns`` when the caller names none: chunks of :data:`GROUP_SIZE`."""
-    indices = list(range(len(patterns)))
-    return [indices[i : i + GROUP_SIZE] for i in range(0, len(indices), GROUP_SIZE)]
+    """Passes for ``patterns`` when the caller names none.
+
+    Chunks of :data:`GROUP_SIZE` in order, less the patterns with a wide window (a bounded
+    repetition of :data:`WIDE_REPEAT` or more, not anchored at the start): each of those gets
+    a set of its own, because it keeps that many positions of the text open at once and so
+    multiplies the DFA states of any set it is in (figures in docs/benchmarks.md).
+    """
+    wide = [i for i, pattern in enumerate(patterns) if _wide_window(pattern)]
+    alone = set(wide)
+    rest = [i for i in range(len(patterns)) if i not in alone]
+    chunks = [rest[i : i + GROUP_SIZE] for i in range(0, len(rest), GROUP_SIZE)]
+    return chunks + [[i] for i in wide]
 
 
-class _Re2Groups:
-    """RE2 sets, one per group of patterns, whose answers merge into one (indices ascending)."""
-
-    def __init__(
-        self, patterns: Sequence[str], groups: Sequence[Sequence[int]], max_mem: int
-    ) -> None:
-        self.sets: tuple[tuple[_Re2Set, tuple[int, ...]], ...] = tuple(
-            (_Re2Set([patterns[i] for i in group], max_mem), tuple(group))
-            for group in groups
-            if group
-        )
-        # One group holding every pattern in order needs no translation of its answer.
-        self._whole = (
-            self.sets[0][0]
-            if len(self.sets) == 1 and self.sets[0][1] == tuple(range(len(patterns)))
-            else None
-        )
-
-    @property
-    def fallbacks(self) -> int:
-        return sum(each.fallbacks for each, _ in self.sets)
-
-    def search(self, data: bytes) -> list[int]:
-        if self._whole is not None:
-            return self._whole.search(data)
-        found: list[int] = []
-        for each, indices in self.sets:
-            hits = each.search(data)
-            if hits:
-                found.extend([indices[i] for i in hits])
-        found.sort()
-        return found
-
-    def search_each(self, data: bytes) -> list[int]:
-        found: list[int] = []
-        for each, indices in self.sets:
-            found.extend([indices[i] for i in each.search_each(data)])
-        found.sort()
-        return found
+def _wide_window(pattern: str) -> bool:
+    if pattern.startswith("\\A"):
+        return False  # the DFA stops where the anchored pattern can no longer match
+    bounds = [int(upper) for upper in _REPEAT_BOUND.findall(pattern)]
+    return bool(bounds) and max(bounds) >= WIDE_REPEAT
 
 
 class PatternSet:
@@ -181,7 +163,14 @@ class PatternSet:
             groups = default_groups(self.patterns)
         elif sorted(i for group in groups for i in group) != list(range(len(self.patterns))):
             raise InputError("the groups must hold every pattern index once", field="groups")
-        self._groups = _Re2Groups(self.patterns, groups, max_mem)
+        self._sets: tuple[tuple[_Re2Set, tuple[int, ...]], ...] = tuple(
+            (_Re2Set([self.patterns[i] for i in group], max_mem), tuple(group))
+            for group in groups
+            if group
+        )
+        # One group holding every pattern in order needs no translation of its answer.
+        whole = len(self._sets) == 1 and self._sets[0][1] == tuple(range(len(self.patterns)))
+        self._whole: _Re2Set | None = self._sets[0][0] if whole else None
 
     def __len__(self) -> int:
         return len(self.patterns)
@@ -189,12 +178,25 @@ class PatternSet:
     @property
     def fallbacks(self) -> int:
         """How many searches needed the per-pattern fallback (for diagnostics)."""
-        return self._groups.fallbacks
+        return sum(each.fallbacks for each, _ in self._sets)
 
     def search(self, text: str | bytes) -> list[int]:
         """Indices (ascending) of the patterns that occur anywhere in ``text``."""
-        return self._groups.search(encode_text(text) if isinstance(text, str) else text)
+        data = encode_text(text) if isinstance(text, str) else text
+        if self._whole is not None:
+            return self._whole.search(data)
+        found: list[int] = []
+        for each, indices in self._sets:
+            hits = each.search(data)
+            if hits:
+                found.extend([indices[i] for i in hits])
+        found.sort()
+        return found
 
     def search_each(self, data: bytes) -> list[int]:
         """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""
-        return self._groups.search_each(data)
+        found: list[int] = []
+        for each, indices in self._sets:
+            found.extend([indices[i] for i in each.search_each(data)])
+        found.sort()
+        return found
