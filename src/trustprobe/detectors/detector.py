@@ -14,8 +14,8 @@ from trustprobe.detectors.intent import (
 )
 from trustprobe.detectors.matching import (
     DEFAULT_MAX_MEM,
-    GROUP_SIZE,
     PatternSet,
+    default_groups,
     encode_text,
 )
 from trustprobe.detectors.refusal import (
@@ -30,6 +30,8 @@ from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
+OPENING_GROUP_SIZE = 64
+"""Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
 
 
@@ -76,15 +78,20 @@ class Detector:
             *self.refusal_detector.extra_patterns,
             *(pattern for _, pattern in INTENT_PATTERNS),
         )
-        self.pass_groups: tuple[tuple[int, ...], ...] = _pass_groups(rules, len(self._patterns))
-        """The RE2 passes over :attr:`patterns`, as index groups (for sets that extend them)."""
-        # The pass runs as RE2 sets by kind of pattern (see _pass_groups). A cue can match
-        # within the opening only where it matches at all, so the opening sets of cues that
-        # did not match are not searched: the answer is the same, without their cost.
+        # The pass runs as RE2 sets by kind of pattern: one large set spends its time on fresh
+        # text building DFA states, sets of one kind stay small (docs/benchmarks.md, "Matching
+        # passes"). A cue can match within the opening only where it matches at all, so the
+        # opening sets of cues that did not match are not searched: same answer, less work.
         count, cue_count = len(rules), len(boundary)
         self._evidence_at = tuple(i for i, r in enumerate(rules) if r.kind is not RuleKind.BOUNDARY)
         self._cue_at = tuple(i for i, r in enumerate(rules) if r.kind is RuleKind.BOUNDARY)
-        self._evidence = PatternSet([rules[i].pattern for i in self._evidence_at], max_mem=max_mem)
+        evidence = [rules[i].pattern for i in self._evidence_at]
+        # Evidence rules are mostly literal phrases: one set of them all costs least. Refusal
+        # cues keep text windows open, so they run in chunks, and their opening forms in
+        # smaller ones (a chunk is skipped when none of its cues matched).
+        self._evidence = PatternSet(
+            evidence, max_mem=max_mem, groups=default_groups(evidence, max(1, len(evidence)))
+        )
         self._cues = PatternSet([rules[i].pattern for i in self._cue_at], max_mem=max_mem)
         self._openings = tuple(
             (
@@ -92,11 +99,23 @@ class Detector:
                 start,
                 end,
             )
-            for start in range(0, cue_count, GROUP_SIZE)
-            for end in (min(start + GROUP_SIZE, cue_count),)
+            for start in range(0, cue_count, OPENING_GROUP_SIZE)
+            for end in (min(start + OPENING_GROUP_SIZE, cue_count),)
         )
         # Help and intent cues follow the opening cues in :attr:`patterns`.
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
+        self.pass_groups: tuple[tuple[int, ...], ...] = (
+            *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
+            *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
+            *(
+                tuple(count + start + i for i in g)
+                for o, start, _ in self._openings
+                for g in o.groups
+            ),
+            *(tuple(count + cue_count + i for i in g) for g in self._tail.groups),
+        )
+        """The RE2 sets of the pass, as groups of indices into :attr:`patterns` (for sets that
+        extend the pass, like the scorer's joined one)."""
         self._intent = IntentReader()
         cue_index = {rule.id: i for i, rule in enumerate(self.refusal_detector.rules)}
         self._cue_count = len(cue_index)
@@ -218,28 +237,6 @@ class Detector:
         help_kinds = [HELP_KINDS[i] for i in help_found]
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe)
         return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
-
-
-def _pass_groups(rules: Sequence[Rule], size: int) -> tuple[tuple[int, ...], ...]:
-    """The RE2 passes of a detector's patterns, as groups of indices into them.
-
-    Evidence rules, refusal cues, cues within the opening (anchored: their DFA stops at the
-    first sentence), then help and intent cues; each in chunks of at most :data:`GROUP_SIZE`.
-
-    Patterns of one kind tend to be active on the same stretches of text and those of
-    different kinds apart, so grouping by kind keeps each set's DFA small on fresh text
-    (docs/benchmarks.md, "Matching passes").
-    """
-    count = len(rules)
-    boundary = [i for i, rule in enumerate(rules) if rule.kind is RuleKind.BOUNDARY]
-    evidence = [i for i, rule in enumerate(rules) if rule.kind is not RuleKind.BOUNDARY]
-    opening = list(range(count, count + len(boundary)))
-    rest = list(range(count + len(boundary), size))
-    return tuple(
-        tuple(kind[i : i + GROUP_SIZE])
-        for kind in (evidence, boundary, opening, rest)
-        for i in range(0, len(kind), GROUP_SIZE)
-    )
 
 
 def _digest(packs: Sequence[RulePack]) -> str:

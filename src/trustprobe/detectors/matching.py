@@ -116,10 +116,10 @@ class _Re2Set:
         return [i for i, single in enumerate(self._singles) if single.search(data) is not None]
 
 
-def default_groups(patterns: Sequence[str]) -> list[list[int]]:
+def default_groups(patterns: Sequence[str], size: int = GROUP_SIZE) -> list[list[int]]:
     """Passes for ``patterns`` when the caller names none.
 
-    Chunks of :data:`GROUP_SIZE` in order, less the patterns with a wide window (a bounded
+    Chunks of ``size`` in order, less the patterns with a wide window (a bounded
     repetition of :data:`WIDE_REPEAT` or more, not anchored at the start): each of those gets
     a set of its own, because it keeps that many positions of the text open at once and so
     multiplies the DFA states of any set it is in (figures in docs/benchmarks.md).
@@ -127,7 +127,7 @@ def default_groups(patterns: Sequence[str]) -> list[list[int]]:
     wide = [i for i, pattern in enumerate(patterns) if _wide_window(pattern)]
     alone = set(wide)
     rest = [i for i in range(len(patterns)) if i not in alone]
-    chunks = [rest[i : i + GROUP_SIZE] for i in range(0, len(rest), GROUP_SIZE)]
+    chunks = [rest[i : i + size] for i in range(0, len(rest), size)]
     return chunks + [[i] for i in wide]
 
 
@@ -174,6 +174,11 @@ class PatternSet:
 
     def __len__(self) -> int:
         return len(self.patterns)
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The pattern indices of each RE2 set of the pass."""
+        return tuple(indices for _, indices in self._sets)
 
     @property
     def fallbacks(self) -> int:
