@@ -18,6 +18,7 @@ from typing import Any, get_args
 
 from trustprobe.detectors import Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
+from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
@@ -114,8 +115,9 @@ class _ProbePlan:
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
     """The probe's fields of a case, and placeholders for the rest; every case starts here."""
-    verdicts: dict[tuple[Any, ...], Verdict]
-    """Verdicts reached so far, by what they depend on (a few shapes of answer recur)."""
+    verdicts: dict[tuple[Any, ...], tuple[Verdict, dict[str, Any]]]
+    """Verdicts reached so far, by what they depend on (a few shapes of answer recur), each
+    with :attr:`fields` updated by it."""
     state: dict[str, Any]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
 
@@ -261,18 +263,26 @@ class Scorer:
         analysis = self._detector.read(data, probe.category, found)
         refusal = analysis.refusal
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
-        # the refusal and intent readings and the signals found. Few shapes of answer recur, so most
-        # verdicts are reused.
+        # the refusal and intent readings and the signals found. Few shapes of answer recur, so
+        # most verdicts are reused. The commonest readings stand in the key as None: hashing a
+        # dataclass runs Python code, and None is no other reading.
         rules_found = found[: bisect_left(found, self._rule_count)]
         calls = find_calls(probe, response.tool_calls)  # part of the key: explanations name calls
-        key = (tuple(rules_found), refusal, analysis.intent, tuple(hits), calls)
-        verdict = plan.verdicts.get(key)
-        if verdict is None:
+        key = (
+            tuple(rules_found),
+            None if refusal is NOT_REFUSED else refusal,
+            analysis.intent,
+            tuple(hits),
+            None if calls is NO_CALLS else calls,
+        )
+        reached = plan.verdicts.get(key)
+        if reached is None:
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
+            reached = (verdict, plan.fields | verdict.fields)
             if len(plan.verdicts) < _MAX_VERDICTS:
-                plan.verdicts[key] = verdict
-        fields = plan.fields.copy()
-        fields.update(verdict.fields)
+                plan.verdicts[key] = reached
+        verdict, base = reached
+        fields = base.copy()
         fields["sample"] = response.sample
         fields["matched_safe_patterns"] = list(verdict.safe_ids)
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
@@ -336,6 +346,13 @@ def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
 
 def _add_calls(fields: dict[str, Any], response: Response, calls: CallFindings) -> None:
     """Put a case's call fields in place, in fresh lists (cases never share a mutable field)."""
+    if calls is NO_CALLS and response.tool_calls is None:  # most cases: no calls at all
+        fields["tool_calls"] = None
+        fields["matched_unsafe_calls"] = []
+        fields["matched_safe_calls"] = []
+        fields["missing_required_calls"] = []
+        fields["flagged_calls"] = []
+        return
     fields["tool_calls"] = None if response.tool_calls is None else list(response.tool_calls)
     fields["matched_unsafe_calls"] = [finding.model() for finding in calls.unsafe]
     fields["matched_safe_calls"] = [finding.model() for finding in calls.safe]
