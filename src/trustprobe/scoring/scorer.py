@@ -69,7 +69,11 @@ def _all_patterns(probe: Probe) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class _SharedPass:
-    """The rules' patterns and the signals of prepared probes, compiled into one RE2 set."""
+    """The rules' patterns and the signals of prepared probes, matched in one pass.
+
+    The rules run in the detector's RE2 sets, grouped as it groups them; the signals of every
+    prepared probe follow in one set.
+    """
 
     patterns: PatternSet
     rule_count: int
@@ -212,11 +216,11 @@ class Scorer:
     def prepare(self, probes: Iterable[Probe]) -> None:
         """Match these probes' signals in the rules' RE2 pass, so each response is read once.
 
-        Opt-in, for workloads that score the same few texts over and over: the joined set's
-        DFA is several times larger, and on fresh text (a real run) RE2 spends longer building
-        its states than a separate, small signal pass costs, so a default run scores each
-        probe's signals in a pass of their own (figures in docs/benchmarks.md, "Case
-        scoring"). Preparing more probes recompiles the pass.
+        Opt-in, for workloads that score the same few texts over and over: the joined pass
+        holds every prepared probe's signals in one set, larger than one probe's, and runs the
+        opening cues' sets even where no cue matched, so on fresh text (a real run) a default
+        run, with each probe's signals in a small set of their own, costs less (figures in
+        docs/benchmarks.md, "Case scoring"). Preparing more probes recompiles the pass.
 
         Raises:
             InputError: the joined pass would exceed the detector's RE2 memory budget.
