@@ -20,6 +20,10 @@ partial refusals, helpful answers and answers that leak a planted secret):
   RE2 cannot factor shared prefixes out of the set; the variants match ordinary text about as
   often as real rules do).
 
+The run ends with the RE2 cost per *fresh* response (:func:`matching_passes`, also alone with
+``python -m benchmarks.bench_scoring passes``): every pattern of the detector in one set against
+the detector's passes by kind of pattern, for the built-in rules and rules x10.
+
 Throughput is measured in CPU time of this process (``time.process_time``), so other work on a
 shared machine does not count against it, and is the median of several rounds. The ``re``
 baselines, about a hundred times slower, run on a slice of the responses. The run also prints
@@ -643,7 +647,52 @@ def main() -> None:
     print(f"target {TARGET_CASES_PER_SECOND:,} cases/s with Scorer.score: {verdict}")
     verdict10 = "meets" if slowdown <= TEN_X_BUDGET else "MISSES"
     print(f"target 10x rules <= {TEN_X_BUDGET}x time: {verdict10}")
+    matching_passes()
+
+
+FRESH_TEXTS = 5_000
+
+
+def matching_passes() -> None:
+    """RE2 cost per fresh response: all the detector's patterns in one set, and as it runs them.
+
+    The texts are those of the end-to-end benchmark (:mod:`benchmarks.fresh_responses`), nearly
+    all distinct, each matched once by a newly compiled set, so RE2's DFA meets text it has not
+    seen, as in a real run. Both ways give the same answers (tests/detectors/test_pattern_set.py).
+    """
+    from benchmarks.fresh_responses import records
+    from trustprobe.detectors import PatternSet
+    from trustprobe.probes import builtin_probes
+
+    texts = [
+        str(record["response"]).encode()
+        for record in records(FRESH_TEXTS, SEED, builtin_probes())
+        if record.get("response")
+    ]
+    print(f"matching {len(texts):,} fresh responses once each (CPU us per response):")
+    packs = builtin_rule_packs()
+    for name, detector in (
+        ("built-in rules", Detector.from_packs(packs)),
+        ("rules x10", Detector.from_packs(ten_times(packs, SEED))),
+    ):
+        patterns = detector.patterns
+        one_set = PatternSet(patterns, groups=[range(len(patterns))])
+        costs = {}
+        for way, search in (("one set", one_set.search), ("passes by kind", detector.search)):
+            started = time.process_time()
+            for data in texts:
+                search(data)
+            costs[way] = (time.process_time() - started) / len(texts) * 1e6
+        print(
+            f"  {name} ({len(patterns)} patterns): one set {costs['one set']:.1f},"
+            f" passes by kind {costs['passes by kind']:.1f}"
+            f" ({costs['one set'] / costs['passes by kind']:.1f}x less)"
+        )
 
 
 if __name__ == "__main__":
-    main()
+    # ``python -m benchmarks.bench_scoring passes`` runs only the matching-passes comparison.
+    if sys.argv[1:] == ["passes"]:
+        matching_passes()
+    else:
+        main()

@@ -88,12 +88,13 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
     for pattern in PATTERNS:
         without_sentinel.Add(pattern)
     without_sentinel.Compile()
-    working = patterns._set
-    patterns._set = without_sentinel
+    ((compiled, _),) = patterns._sets
+    working = compiled.match
+    compiled.match = without_sentinel.Match
     assert patterns.search("nothing here") == []
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2
-    patterns._set = working
+    compiled.match = working
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2  # a complete answer needs no fallback
 
@@ -107,3 +108,64 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
 def test_one_pass_equals_pattern_by_pattern(text: str) -> None:
     patterns = PatternSet(PATTERNS)
     assert patterns.search(text) == patterns.search_each(encode_text(text))
+
+
+def test_groups_answer_as_one_set() -> None:
+    patterns = PatternSet(PATTERNS, groups=[[4, 0], [2], [1, 3]])
+    assert patterns.search("A SECRET: ZZ-Canary-12") == [0, 1]
+    assert patterns.search("ÜNÏCÖDÉ text") == [3]
+    assert patterns.search("  No  ") == [4]
+    assert patterns.search("aaa\n") == []  # RE2's $ is the end of the text, not before \n
+    assert patterns.search("a" * 50_000 + "b") == []
+    assert patterns.search("a" * 50_000) == [2]
+
+
+def test_groups_must_cover_every_pattern_once() -> None:
+    with pytest.raises(InputError) as info:
+        PatternSet(PATTERNS, groups=[[0, 1], [1, 2, 3]])
+    assert info.value.field == "groups"
+
+
+_FRAGMENTS = (
+    "I'm sorry, but I can't help with that. ",
+    "Sure! Here's how: ",
+    "\n1. Run `rm -rf /` now.\n2. Then ",
+    "I have deleted the records. ",
+    "It is not appropriate to share ",
+    "This is fictional, however ",
+    '"I cannot do that," she said. ',
+    "sk-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e ",
+    "password: hunter2 ",
+    "don’t ",
+    "\u212a\u017f ",  # fold to k and s in RE2
+    "\x0b",
+    "ünïcödé ",
+    "```\ncode\n``` ",
+    "a",
+    " ",
+    ".",
+    "\n",
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join))
+def test_detector_passes_equal_one_set_of_every_pattern(
+    builtin_detector: Detector, text: str
+) -> None:
+    # The detector runs its patterns in several RE2 sets grouped by kind; one set holding them
+    # all is the reference, and so is each pattern on its own.
+    patterns = builtin_detector.patterns
+    data = encode_text(text)
+    found = builtin_detector.search(data)
+    assert found == _one_set(patterns).search(data)
+    assert found == _one_set(patterns).search_each(data)
+
+
+_ONE_SETS: dict[tuple[str, ...], PatternSet] = {}
+
+
+def _one_set(patterns: tuple[str, ...]) -> PatternSet:
+    if patterns not in _ONE_SETS:
+        _ONE_SETS[patterns] = PatternSet(patterns, groups=[range(len(patterns))])
+    return _ONE_SETS[patterns]

@@ -200,10 +200,12 @@ def test_score_all_keeps_signals_in_their_own_pass_even_for_a_large_run(
 
 
 def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
-    # 3.5 MiB of RE2 memory holds the built-in rules' set but not the rules plus a long signal;
-    # each set on its own fits (the probe's gets the default budget).
-    detector = Detector(builtin_rule_packs(), max_mem=7 << 19)
-    probe = make_probe(0, signals={"unsafe": ["[a-z]{1000}ZZ"]})
+    # 1 MiB of RE2 memory holds each of the built-in rules' sets but not a set of this long
+    # signal, which the joined pass gets with the detector's budget; on its own the probe's
+    # signal set fits (it gets the default budget).
+    detector = Detector(builtin_rule_packs(), max_mem=1 << 20)
+    long_signal = "[a-z]{1000}[0-9]{1000}[a-z]{1000}[0-9]{1000}[a-z]{1000}ZZ"
+    probe = make_probe(0, signals={"unsafe": [long_signal]})
     scorer = Scorer(detector)
     with pytest.raises(InputError, match="memory budget"):
         scorer.prepare([probe])
@@ -212,5 +214,5 @@ def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
     assert scorer._shared is None
     assert len(cases) == 20_000
     assert cases[-1] == score_case(probe, responses[-1], detector)
-    leaked = Response(probe_id=probe.id, response="x" * 1000 + "ZZ")
+    leaked = Response(probe_id=probe.id, response=("x" * 1000 + "1" * 1000) * 2 + "x" * 1000 + "ZZ")
     assert scorer.score(probe, leaked).matched_unsafe_patterns == ["signal.unsafe.1"]

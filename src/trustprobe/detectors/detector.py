@@ -1,7 +1,8 @@
-"""The scoring facade: every rule of every pack in one RE2 pass, plus refusal detection."""
+"""The scoring facade: every rule of every pack in one matching pass, plus refusal detection."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,7 +12,12 @@ from trustprobe.detectors.intent import (
     IntentReading,
     intent_parameters,
 )
-from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
+from trustprobe.detectors.matching import (
+    DEFAULT_MAX_MEM,
+    PatternSet,
+    default_groups,
+    encode_text,
+)
 from trustprobe.detectors.refusal import (
     HELP_KINDS,
     NOT_REFUSED,
@@ -24,6 +30,8 @@ from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
+OPENING_GROUP_SIZE = 64
+"""Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
 
 
@@ -42,7 +50,7 @@ class Analysis:
 
 
 class Detector:
-    """All rules of a set of packs compiled into one RE2 set, scanned once per response."""
+    """All rules of a set of packs compiled into one pass of RE2 sets, run once per response."""
 
     def __init__(self, packs: Sequence[RulePack], *, max_mem: int = DEFAULT_MAX_MEM) -> None:
         self.packs: tuple[RulePack, ...] = tuple(packs)
@@ -60,15 +68,54 @@ class Detector:
                 rules.append(rule)
         self.rules: tuple[Rule, ...] = tuple(rules)
         boundary = [rule for rule in rules if rule.kind is RuleKind.BOUNDARY]
-        self.refusal_detector = RefusalDetector(boundary, max_mem=max_mem)
+        self.refusal_detector = RefusalDetector(
+            boundary, max_mem=max_mem, search=self._refusal_search
+        )
         # What the refusal logic needs (cues within the opening, help evidence) and the intent
         # cues ride along in the same pass, after the rules.
-        self._set = PatternSet(
-            [rule.pattern for rule in rules]
-            + list(self.refusal_detector.extra_patterns)
-            + [pattern for _, pattern in INTENT_PATTERNS],
-            max_mem=max_mem,
+        self._patterns: tuple[str, ...] = (
+            *(rule.pattern for rule in rules),
+            *self.refusal_detector.extra_patterns,
+            *(pattern for _, pattern in INTENT_PATTERNS),
         )
+        # The pass runs as RE2 sets by kind of pattern: one large set spends its time on fresh
+        # text building DFA states, sets of one kind stay small (docs/benchmarks.md, "Matching
+        # passes"). A cue can match within the opening only where it matches at all, so the
+        # opening sets of cues that did not match are not searched: same answer, less work.
+        count, cue_count = len(rules), len(boundary)
+        self._evidence_at = tuple(i for i, r in enumerate(rules) if r.kind is not RuleKind.BOUNDARY)
+        self._cue_at = tuple(i for i, r in enumerate(rules) if r.kind is RuleKind.BOUNDARY)
+        evidence = [rules[i].pattern for i in self._evidence_at]
+        # Evidence rules are mostly literal phrases: one set of them all costs least. Refusal
+        # cues keep text windows open, so they run in chunks, and their opening forms in
+        # smaller ones (a chunk is skipped when none of its cues matched).
+        self._evidence = PatternSet(
+            evidence, max_mem=max_mem, groups=default_groups(evidence, max(1, len(evidence)))
+        )
+        self._cues = PatternSet([rules[i].pattern for i in self._cue_at], max_mem=max_mem)
+        self._openings = tuple(
+            (
+                PatternSet(self._patterns[count + start : count + end], max_mem=max_mem),
+                start,
+                end,
+            )
+            for start in range(0, cue_count, OPENING_GROUP_SIZE)
+            for end in (min(start + OPENING_GROUP_SIZE, cue_count),)
+        )
+        # Help and intent cues follow the opening cues in :attr:`patterns`.
+        self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
+        self.pass_groups: tuple[tuple[int, ...], ...] = (
+            *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
+            *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
+            *(
+                tuple(count + start + i for i in g)
+                for o, start, _ in self._openings
+                for g in o.groups
+            ),
+            *(tuple(count + cue_count + i for i in g) for g in self._tail.groups),
+        )
+        """The RE2 sets of the pass, as groups of indices into :attr:`patterns` (for sets that
+        extend the pass, like the scorer's joined one)."""
         self._intent = IntentReader()
         cue_index = {rule.id: i for i, rule in enumerate(self.refusal_detector.rules)}
         self._cue_count = len(cue_index)
@@ -104,16 +151,47 @@ class Detector:
     @property
     def patterns(self) -> tuple[str, ...]:
         """The patterns of the one pass, by index: every rule's, the refusal logic's, intent's."""
-        return self._set.patterns
+        return self._patterns
 
     def analyze(self, text: str, category: str) -> Analysis:
         """Match every rule against ``text`` in one pass and read it for refusal."""
         data = encode_text(text)
-        return self.read(data, category, self._set.search(data))
+        return self.read(data, category, self.search(data))
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
-        return self._set.search(data)
+        at = self._evidence_at
+        found = [at[i] for i in self._evidence.search(data)]
+        cues = self._cues.search(data)
+        if cues:
+            at = self._cue_at
+            found.extend([at[i] for i in cues])
+            found.extend(self._opening_search(data, cues, len(self.rules)))
+        tail_at = len(self.rules) + self._cue_count
+        found.extend([tail_at + i for i in self._tail.search(data)])
+        found.sort()
+        return found
+
+    def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:
+        """Cues (indices ascending) found within the opening sentence, plus ``offset``.
+
+        Only the opening sets holding one of ``cues`` (the cues found at all) are searched.
+        """
+        found: list[int] = []
+        for opening, start, end in self._openings:
+            if bisect_left(cues, start) < bisect_left(cues, end):
+                found.extend([offset + start + i for i in opening.search(data)])
+        return found
+
+    def _refusal_search(self, data: bytes) -> list[int]:
+        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``."""
+        found = self._cues.search(data)
+        cue_count = self._cue_count
+        if found:
+            found.extend(self._opening_search(data, found, cue_count))
+        help_at, help_count = 2 * cue_count, len(HELP_KINDS)
+        found.extend([help_at + i for i in self._tail.search(data) if i < help_count])
+        return found
 
     def read(self, data: bytes, category: str, found: Sequence[int]) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.

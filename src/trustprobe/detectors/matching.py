@@ -1,8 +1,15 @@
-"""Linear-time pattern matching on RE2: one pass over a response for a whole set of patterns."""
+"""Linear-time pattern matching on RE2: one pass over a response for a whole set of patterns.
+
+A pass may run as several RE2 sets (groups of patterns): RE2 builds a set's DFA lazily, state by
+state, and a state is a combination of the states of every pattern in the set, so on fresh text
+one large set spends most of its time building states that no later text reuses. Sets of
+patterns that are rarely active together stay small (figures in docs/benchmarks.md, "Matching
+passes"). Whatever the grouping, the answer is the same.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import re2
 
@@ -10,6 +17,13 @@ from trustprobe.errors import InputError
 
 DEFAULT_MAX_MEM = 64 << 20
 """RE2 memory budget per compiled set (bytes): program plus lazily built DFA cache."""
+
+GROUP_SIZE = 128
+"""Most patterns in one RE2 pass when the caller gives no groups (see :class:`PatternSet`)."""
+
+WIDE_REPEAT = 100
+"""Bound of a repetition from which a pattern runs in a set of its own (:func:`default_groups`)."""
+_REPEAT_BOUND = re2.compile(r"\{\d*,(\d+)\}")
 
 _SENTINEL = r"\z"
 """Matches at the end of every text, so a set match that lacks it means the DFA gave up."""
@@ -55,46 +69,38 @@ def encode_text(text: str) -> bytes:
         return text.encode("utf-8", "replace")
 
 
-class PatternSet:
-    """A compiled set of RE2 patterns (case-insensitive) searched in one pass over a text.
+class _Re2Set:
+    """A compiled RE2 set (case-insensitive), with a per-pattern fallback when its DFA gives up.
 
-    RE2 runs in time linear in the text for every pattern, so no response can make matching
-    backtrack catastrophically. The set runs on RE2's DFA; if the DFA ever exhausts its memory
-    budget RE2 reports no match at all, which we detect through an always-matching sentinel and
-    answer by searching each pattern on its own (RE2 then falls back to its NFA), so a match is
-    never silently missed.
+    RE2 runs in time linear in the text for every pattern. The set runs on RE2's DFA; if the
+    DFA ever exhausts its memory budget RE2 reports no match at all, which an always-matching
+    sentinel reveals; then each pattern is searched on its own (RE2 falls back to its NFA), so
+    a match is never silently missed.
     """
 
-    def __init__(self, patterns: Sequence[str], *, max_mem: int = DEFAULT_MAX_MEM) -> None:
-        self.patterns: tuple[str, ...] = tuple(patterns)
+    def __init__(self, patterns: Sequence[str], max_mem: int) -> None:
+        self.patterns = tuple(patterns)
         self._options = _options(max_mem)
-        for index, pattern in enumerate(self.patterns):
-            reason = engine_rejection(pattern)
-            if reason is not None:
-                raise InputError(f"{reason} (pattern {pattern!r})", field=f"patterns[{index}]")
-        self._set = re2.Set.SearchSet(self._options)
+        self.set = re2.Set.SearchSet(self._options)
         for pattern in self.patterns:
-            self._set.Add(pattern)
-        self._sentinel = self._set.Add(_SENTINEL)
+            self.set.Add(pattern)
+        self._sentinel = self.set.Add(_SENTINEL)
         try:
-            self._set.Compile()
+            self.set.Compile()
         except re2.error as exc:
             raise InputError(
                 f"the patterns together exceed the matcher's memory budget of {max_mem} bytes; "
                 "split them or raise max_mem",
                 field="patterns",
             ) from exc
+        # The compiled set's own Match, without the wrapper's frame (it costs about as much as
+        # matching a short answer); the wrapper's answers the same where it is all there is.
+        self.match: Callable[[bytes], list[int] | None] = getattr(self.set, "_set", self.set).Match
         self._singles: tuple[re2._Regexp, ...] | None = None
         self.fallbacks = 0
-        """How many searches needed the per-pattern fallback (for diagnostics)."""
 
-    def __len__(self) -> int:
-        return len(self.patterns)
-
-    def search(self, text: str | bytes) -> list[int]:
-        """Indices (ascending) of the patterns that occur anywhere in ``text``."""
-        data = encode_text(text) if isinstance(text, str) else text
-        found: list[int] | None = self._set.Match(data)
+    def search(self, data: bytes) -> list[int]:
+        found = self.match(data)
         if not found:  # not even the sentinel: the DFA ran out of memory
             return self.search_each(data)
         found.sort()  # RE2 reports matches in discovery order
@@ -104,8 +110,98 @@ class PatternSet:
         return found
 
     def search_each(self, data: bytes) -> list[int]:
-        """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""
         self.fallbacks += 1
         if self._singles is None:
             self._singles = tuple(re2.compile(p, self._options) for p in self.patterns)
         return [i for i, single in enumerate(self._singles) if single.search(data) is not None]
+
+
+def default_groups(patterns: Sequence[str], size: int = GROUP_SIZE) -> list[list[int]]:
+    """Passes for ``patterns`` when the caller names none.
+
+    Chunks of ``size`` in order, less the patterns with a wide window (a bounded
+    repetition of :data:`WIDE_REPEAT` or more, not anchored at the start): each of those gets
+    a set of its own, because it keeps that many positions of the text open at once and so
+    multiplies the DFA states of any set it is in (figures in docs/benchmarks.md).
+    """
+    wide = [i for i, pattern in enumerate(patterns) if _wide_window(pattern)]
+    alone = set(wide)
+    rest = [i for i in range(len(patterns)) if i not in alone]
+    chunks = [rest[i : i + size] for i in range(0, len(rest), size)]
+    return chunks + [[i] for i in wide]
+
+
+def _wide_window(pattern: str) -> bool:
+    if pattern.startswith("\\A"):
+        return False  # the DFA stops where the anchored pattern can no longer match
+    bounds = [int(upper) for upper in _REPEAT_BOUND.findall(pattern)]
+    return bool(bounds) and max(bounds) >= WIDE_REPEAT
+
+
+class PatternSet:
+    """A compiled set of RE2 patterns (case-insensitive) searched in one pass over a text.
+
+    The patterns run in RE2 sets by ``groups`` (lists of indices; by default chunks of
+    :data:`GROUP_SIZE` in order): a caller that knows which patterns are rarely active
+    together (a detector knows its rules' kinds) groups them apart, see the module's notes.
+    Every grouping gives the same answers, in time linear in the text.
+    """
+
+    def __init__(
+        self,
+        patterns: Sequence[str],
+        *,
+        max_mem: int = DEFAULT_MAX_MEM,
+        groups: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        self.patterns: tuple[str, ...] = tuple(patterns)
+        for index, pattern in enumerate(self.patterns):
+            reason = engine_rejection(pattern)
+            if reason is not None:
+                raise InputError(f"{reason} (pattern {pattern!r})", field=f"patterns[{index}]")
+        if groups is None:
+            groups = default_groups(self.patterns)
+        elif sorted(i for group in groups for i in group) != list(range(len(self.patterns))):
+            raise InputError("the groups must hold every pattern index once", field="groups")
+        self._sets: tuple[tuple[_Re2Set, tuple[int, ...]], ...] = tuple(
+            (_Re2Set([self.patterns[i] for i in group], max_mem), tuple(group))
+            for group in groups
+            if group
+        )
+        # One group holding every pattern in order needs no translation of its answer.
+        whole = len(self._sets) == 1 and self._sets[0][1] == tuple(range(len(self.patterns)))
+        self._whole: _Re2Set | None = self._sets[0][0] if whole else None
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The pattern indices of each RE2 set of the pass."""
+        return tuple(indices for _, indices in self._sets)
+
+    @property
+    def fallbacks(self) -> int:
+        """How many searches needed the per-pattern fallback (for diagnostics)."""
+        return sum(each.fallbacks for each, _ in self._sets)
+
+    def search(self, text: str | bytes) -> list[int]:
+        """Indices (ascending) of the patterns that occur anywhere in ``text``."""
+        data = encode_text(text) if isinstance(text, str) else text
+        if self._whole is not None:
+            return self._whole.search(data)
+        found: list[int] = []
+        for each, indices in self._sets:
+            hits = each.search(data)
+            if hits:
+                found.extend([indices[i] for i in hits])
+        found.sort()
+        return found
+
+    def search_each(self, data: bytes) -> list[int]:
+        """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""
+        found: list[int] = []
+        for each, indices in self._sets:
+            found.extend([indices[i] for i in each.search_each(data)])
+        found.sort()
+        return found

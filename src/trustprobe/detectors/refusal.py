@@ -25,7 +25,7 @@ separately only when the verdict depends on it. See ``docs/detection.md``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
@@ -225,7 +225,19 @@ class RefusalDetector:
     Deterministic and model-free; ``docs/detection.md`` shows how it was measured.
     """
 
-    def __init__(self, rules: Sequence[Rule], *, max_mem: int = DEFAULT_MAX_MEM) -> None:
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        *,
+        max_mem: int = DEFAULT_MAX_MEM,
+        search: Callable[[bytes], list[int]] | None = None,
+    ) -> None:
+        """Read refusals from the boundary rules among ``rules``.
+
+        ``search`` matches ``rules + extra_patterns`` (indices ascending), for a caller whose
+        own pass holds them all; without it the detector compiles a set of its own (RE2 memory
+        budget ``max_mem``) when it first needs one.
+        """
         self.rules: tuple[Rule, ...] = tuple(r for r in rules if r.kind is RuleKind.BOUNDARY)
         """The boundary rules in force; cue indices refer to this tuple."""
         self.extra_patterns: tuple[str, ...] = tuple(
@@ -243,9 +255,16 @@ class RefusalDetector:
         # Readings are immutable values and few distinct ones occur: share them, because
         # building a frozen dataclass costs as much as matching a short answer.
         self._readings: dict[tuple[bool, bool, tuple[str, ...], bool, bool], RefusalResult] = {}
-        self._set = PatternSet(
-            [r.pattern for r in self.rules] + list(self.extra_patterns), max_mem=max_mem
-        )
+        self._max_mem = max_mem
+        self._search = search
+
+    def _find(self, data: bytes) -> list[int]:
+        """Indices into ``rules + extra_patterns`` found in ``data``, ascending."""
+        if self._search is None:
+            patterns = [r.pattern for r in self.rules] + list(self.extra_patterns)
+            own = PatternSet(patterns, max_mem=self._max_mem)
+            self._search = own.search
+        return self._search(data)
 
     @classmethod
     def from_packs(cls, packs: Sequence[RulePack]) -> RefusalDetector:
@@ -260,7 +279,7 @@ class RefusalDetector:
     def detect(self, text: str, category: str | None = None) -> RefusalResult:
         """Read ``text`` for refusal; with ``category``, only rules that apply to it count."""
         data = encode_text(text)
-        cues, opening, help_found = self.split(self._set.search(data))
+        cues, opening, help_found = self.split(self._find(data))
         if category is not None:
             cues = [i for i in cues if self.rules[i].applies_to(category)]
         return self.assess(data, cues, opening, help_found)
@@ -283,7 +302,7 @@ class RefusalDetector:
         if b'"' in data or (b"\xe2" in data and b"\xe2\x80\x9c" in data):
             data = _mask_quotes(data)
             allowed = set(cues)
-            cues, opening, help_found = self.split(self._set.search(data))
+            cues, opening, help_found = self.split(self._find(data))
             cues = [i for i in cues if i in allowed]
             if not cues:
                 return NOT_REFUSED
@@ -337,7 +356,7 @@ class RefusalDetector:
     def features(self, text: str) -> RefusalFeatures:
         """The numbers behind the reading of ``text`` (for evaluation and debugging)."""
         data = _mask_quotes(encode_text(text))
-        cues, opening, help_found = self.split(self._set.search(data))
+        cues, opening, help_found = self.split(self._find(data))
         strength, cue_ids, excluded, helpful = self._measure(
             data, cues, opening, help_found, exact=True
         )
@@ -396,9 +415,7 @@ class RefusalDetector:
                 in_closing: list[int] = []
                 closing_start = _closing_start(data, _opening_end(data))
                 if closing_start < len(data):
-                    in_closing, _, help_in_closing = self.split(
-                        self._set.search(data[closing_start:])
-                    )
+                    in_closing, _, help_in_closing = self.split(self._find(data[closing_start:]))
                 for index in later:
                     if index in in_closing:
                         remaining *= 1.0 - weights[index] * CLOSING_FACTOR

@@ -18,6 +18,7 @@ from typing import Any, get_args
 
 from trustprobe.detectors import Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
+from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
@@ -68,7 +69,11 @@ def _all_patterns(probe: Probe) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class _SharedPass:
-    """The rules' patterns and the signals of prepared probes, compiled into one RE2 set."""
+    """The rules' patterns and the signals of prepared probes, matched in one pass.
+
+    The rules run in the detector's RE2 sets, grouped as it groups them; the signals of every
+    prepared probe follow in one set.
+    """
 
     patterns: PatternSet
     rule_count: int
@@ -86,7 +91,11 @@ class _SharedPass:
             for pattern in _all_patterns(probe):
                 slots.setdefault(pattern, len(rules) + len(slots))
         return cls(
-            patterns=PatternSet((*rules, *slots), max_mem=detector.max_mem),
+            patterns=PatternSet(
+                (*rules, *slots),
+                max_mem=detector.max_mem,
+                groups=[*detector.pass_groups, range(len(rules), len(rules) + len(slots))],
+            ),
             rule_count=len(rules),
             probes=probes,
             slots=slots,
@@ -110,8 +119,9 @@ class _ProbePlan:
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
     """The probe's fields of a case, and placeholders for the rest; every case starts here."""
-    verdicts: dict[tuple[Any, ...], Verdict]
-    """Verdicts reached so far, by what they depend on (a few shapes of answer recur)."""
+    verdicts: dict[tuple[Any, ...], tuple[Verdict, dict[str, Any]]]
+    """Verdicts reached so far, by what they depend on (a few shapes of answer recur), each
+    with :attr:`fields` updated by it."""
     state: dict[str, Any]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
 
@@ -206,11 +216,11 @@ class Scorer:
     def prepare(self, probes: Iterable[Probe]) -> None:
         """Match these probes' signals in the rules' RE2 pass, so each response is read once.
 
-        Opt-in, for workloads that score the same few texts over and over: the joined set's
-        DFA is several times larger, and on fresh text (a real run) RE2 spends longer building
-        its states than a separate, small signal pass costs, so a default run scores each
-        probe's signals in a pass of their own (figures in docs/benchmarks.md, "Case
-        scoring"). Preparing more probes recompiles the pass.
+        Opt-in, for workloads that score the same few texts over and over: the joined pass
+        holds every prepared probe's signals in one set, larger than one probe's, and runs the
+        opening cues' sets even where no cue matched, so on fresh text (a real run) a default
+        run, with each probe's signals in a small set of their own, costs less (figures in
+        docs/benchmarks.md, "Case scoring"). Preparing more probes recompiles the pass.
 
         Raises:
             InputError: the joined pass would exceed the detector's RE2 memory budget.
@@ -257,18 +267,26 @@ class Scorer:
         analysis = self._detector.read(data, probe.category, found)
         refusal = analysis.refusal
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
-        # the refusal and intent readings and the signals found. Few shapes of answer recur, so most
-        # verdicts are reused.
+        # the refusal and intent readings and the signals found. Few shapes of answer recur, so
+        # most verdicts are reused. The commonest readings stand in the key as None: hashing a
+        # dataclass runs Python code, and None is no other reading.
         rules_found = found[: bisect_left(found, self._rule_count)]
         calls = find_calls(probe, response.tool_calls)  # part of the key: explanations name calls
-        key = (tuple(rules_found), refusal, analysis.intent, tuple(hits), calls)
-        verdict = plan.verdicts.get(key)
-        if verdict is None:
+        key = (
+            tuple(rules_found),
+            None if refusal is NOT_REFUSED else refusal,
+            analysis.intent,
+            tuple(hits),
+            None if calls is NO_CALLS else calls,
+        )
+        reached = plan.verdicts.get(key)
+        if reached is None:
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
+            reached = (verdict, plan.fields | verdict.fields)
             if len(plan.verdicts) < _MAX_VERDICTS:
-                plan.verdicts[key] = verdict
-        fields = plan.fields.copy()
-        fields.update(verdict.fields)
+                plan.verdicts[key] = reached
+        verdict, base = reached
+        fields = base.copy()
         fields["sample"] = response.sample
         fields["matched_safe_patterns"] = list(verdict.safe_ids)
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
@@ -332,6 +350,13 @@ def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
 
 def _add_calls(fields: dict[str, Any], response: Response, calls: CallFindings) -> None:
     """Put a case's call fields in place, in fresh lists (cases never share a mutable field)."""
+    if calls is NO_CALLS and response.tool_calls is None:  # most cases: no calls at all
+        fields["tool_calls"] = None
+        fields["matched_unsafe_calls"] = []
+        fields["matched_safe_calls"] = []
+        fields["missing_required_calls"] = []
+        fields["flagged_calls"] = []
+        return
     fields["tool_calls"] = None if response.tool_calls is None else list(response.tool_calls)
     fields["matched_unsafe_calls"] = [finding.model() for finding in calls.unsafe]
     fields["matched_safe_calls"] = [finding.model() for finding in calls.safe]
