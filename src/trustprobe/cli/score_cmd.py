@@ -230,10 +230,11 @@ def _score_in_process(
     fail_under: float | None,
     clock: StageClock,
 ) -> Report:
+    from trustprobe.cli.collection import bulk_collection
     from trustprobe.detectors import Detector
     from trustprobe.reports import stream_report
 
-    with read_inputs(responses) as (paths, names):
+    with read_inputs(responses) as (paths, names), bulk_collection():
         with clock.stage("loading"):
             detector = Detector.from_packs(packs)
         shown = [names.get(p, p) for p in paths]
