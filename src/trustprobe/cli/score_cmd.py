@@ -270,10 +270,12 @@ def _score_on_dask(
     fail_under: float | None,
 ) -> Report:
     with cluster_run():
+        from trustprobe.cli.collection import bulk_collection
         from trustprobe.distributed.command import score_command
 
-        return score_command(
-            probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
-            probe_sources=probe_args, rule_sources=rules, min_cases=min_cases,
-            seed=seed, console=progress_console, fail_under=fail_under,
-        )  # fmt: skip
+        with bulk_collection():
+            return score_command(
+                probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
+                probe_sources=probe_args, rule_sources=rules, min_cases=min_cases,
+                seed=seed, console=progress_console, fail_under=fail_under,
+            )  # fmt: skip

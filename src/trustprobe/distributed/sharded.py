@@ -367,9 +367,14 @@ def _plan(
         ]
         return _gather(client, futures, "indexing shards")
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     indexes = index(shards, {})
-    logger.info("indexed %d shards in %.2f s", len(shards), time.perf_counter() - started)
+    logger.info(
+        "indexed %d shards in %.2f s (client CPU %.2f s)",
+        len(shards),
+        time.perf_counter() - started,
+        time.process_time() - cpu,
+    )
     unknown = sorted(set().union(*(i.unknown_probe_ids for i in indexes)))
     failed = [i.shard.index for i in indexes if i.error is not None]
     if failed or unknown:
@@ -479,7 +484,7 @@ def score_shards(
     try:
         threads = sum(client.nthreads().values()) or 1
         with ReportStream(output, head) as stream:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             metrics, strata = _score_blocks(
                 client,
                 work,
@@ -492,18 +497,27 @@ def score_shards(
                 busy_target=2 * threads,
                 progress=progress,
             )
-            logger.info("scored %d blocks in %.2f s", len(work), time.perf_counter() - started)
+            logger.info(
+                "scored %d blocks in %.2f s (client CPU %.2f s)",
+                len(work),
+                time.perf_counter() - started,
+                time.process_time() - cpu,
+            )
             if metrics.cases != total_cases or stream.cases != total_cases:
                 raise DistributedRunError(
                     f"{stream.cases} cases were written where {total_cases} records went in;"
                     " no report was written"
                 )
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             observability = _observability(
                 client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
                 seed=seed, min_cases=min_cases,
             )  # fmt: skip
-            logger.info("observability mapped in %.2f s", time.perf_counter() - started)
+            logger.info(
+                "observability mapped in %.2f s (client CPU %.2f s)",
+                time.perf_counter() - started,
+                time.process_time() - cpu,
+            )
             placed = 0 if observability is None else len(observability.points)
             if observability is not None:
                 stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)
