@@ -135,12 +135,15 @@ class ReportStream:
 
     def add(self, cases_json: bytes, cases: int, points_json: bytes, points: int) -> None:
         """Append one block's rendered cases and points (in block order)."""
+        # Two writes, not one of a concatenation: a block's text is tens of megabytes.
         if cases:
-            self._report.write((b",\n" if self._case_chunks else b"\n") + cases_json)
+            self._report.write(b",\n" if self._case_chunks else b"\n")
+            self._report.write(cases_json)
             self._case_chunks += 1
             self.cases += cases
         if points:
-            self._points.write((b",\n" if self._point_chunks else b"\n") + points_json)
+            self._points.write(b",\n" if self._point_chunks else b"\n")
+            self._points.write(points_json)
             self._point_chunks += 1
             self.points += points
 
