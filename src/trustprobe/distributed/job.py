@@ -107,6 +107,8 @@ class BlockResult:
     strata: ObservabilitySample | None = None
     """The block's smallest draws per (category, outcome), kept as (shard, line, offset)."""
     cases_json: bytes = b""
+    sampled: tuple[tuple[tuple[int, int], CaseScore], ...] = ()
+    """The cases asked for by (line, start), with their places: the sample's uniform part."""
     error: LineError | None = None
 
 
@@ -118,11 +120,14 @@ def score_block(
     worst_n: int,
     seed: int,
     floor: int,
+    sample_lines: frozenset[int] = frozenset(),
 ) -> BlockResult:
     """Score one block: its metric partial, strata picks of the sample, cases as JSON text.
 
-    The uniform part of the observability sample comes from the index pass; what the block
-    adds is, per (category, outcome) stratum, its ``floor`` cases with the smallest draws.
+    The uniform part of the observability sample comes from the index pass: the block's cases
+    on ``sample_lines`` come back as they are, so they need not be read and scored again.
+    What the block adds is, per (category, outcome) stratum, its ``floor`` cases with the
+    smallest draws.
     """
     try:
         responses, places = read_block(block, drop_lines)
@@ -131,12 +136,16 @@ def score_block(
     cases = _plugin(plugin).score(responses)
     strata = ObservabilitySample(seed, size=0, floor=floor)
     strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
+    sampled = tuple(
+        (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
+    )
     return BlockResult(
         block=block,
         cases=len(cases),
         metrics=metrics_partial(cases, worst_n=worst_n, first_index=first_index),
         strata=strata,
         cases_json=render_items(CASES, cases, CASES_DEPTH),
+        sampled=sampled,
     )
 
 
