@@ -75,6 +75,7 @@ def child_generate(
 def child_in_process(directory: Path, shards: int, output: Path) -> dict[str, Any]:
     from datetime import datetime
 
+    from trustprobe.cli.collection import bulk_collection
     from trustprobe.detectors import Detector, builtin_rule_packs
     from trustprobe.probes import builtin_probes
     from trustprobe.reports import stream_report
@@ -83,14 +84,15 @@ def child_in_process(directory: Path, shards: int, output: Path) -> dict[str, An
     paths = _shards(directory, shards)
     probes, packs = builtin_probes(), builtin_rule_packs()
     started, cpu = time.perf_counter(), time.process_time()
-    report = stream_report(
-        probes,
-        paths,
-        output,
-        detector=Detector.from_packs(packs),
-        created_at=datetime.fromisoformat(CREATED),
-        sources={"responses": [str(p) for p in paths]},
-    )
+    with bulk_collection():  # as ``trustprobe score`` runs it
+        report = stream_report(
+            probes,
+            paths,
+            output,
+            detector=Detector.from_packs(packs),
+            created_at=datetime.fromisoformat(CREATED),
+            sources={"responses": [str(p) for p in paths]},
+        )
     return {
         "seconds": time.perf_counter() - started,
         "cpu_seconds": time.process_time() - cpu,
@@ -105,6 +107,7 @@ def child_dask(directory: Path, shards: int, workers: int, output: Path) -> dict
     import logging
     from datetime import datetime
 
+    from trustprobe.cli.collection import bulk_collection
     from trustprobe.detectors import builtin_rule_packs
     from trustprobe.distributed import dask_client, score_shards
     from trustprobe.probes import builtin_probes
@@ -113,8 +116,8 @@ def child_dask(directory: Path, shards: int, workers: int, output: Path) -> dict
     logging.getLogger("distributed").setLevel(logging.WARNING)
     paths = _shards(directory, shards)
     probes, packs = builtin_probes(), builtin_rule_packs()
-    # The cluster the CLI starts for ``--engine dask --workers N``.
-    with dask_client(workers=workers) as client:
+    # The cluster the CLI starts for ``--engine dask --workers N``, collecting as it does.
+    with dask_client(workers=workers) as client, bulk_collection():
         client.wait_for_workers(workers)
         # The baseline imported trustprobe before its clock started; so do the workers.
         client.run(importlib.import_module, "trustprobe.distributed.job")

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from trustprobe.errors import InputError
 from trustprobe.responses import Response
 from trustprobe.runner import ResponseJournal, read_journal, rewrite_journal
+from trustprobe.runner.journal import journal_chunks
 
 RECORDS = [
     Response(probe_id="a", response="fine", latency_ms=12.5, input_tokens=3, output_tokens=4),
@@ -100,3 +101,24 @@ def test_any_crash_point_keeps_exactly_the_complete_records(tmp_path: Path, cut:
     # A cut just before a newline leaves a full record without it: kept too.
     assert kept in (RECORDS[:complete], RECORDS[: complete + 1])
     assert kept == RECORDS[: len(kept)]
+
+
+def test_chunks_read_what_the_whole_read_does(tmp_path: Path) -> None:
+    """Chunked reading (the scan's streamed report) keeps order, skips repeats, warns alike."""
+    path = tmp_path / "responses.jsonl"
+    data = _write(path, [*RECORDS, RECORDS[0], Response(probe_id="d", response="last")])
+    path.write_bytes(data + b'{"probe_id": "e", "resp')  # and a torn last line
+    chunks = list(journal_chunks(path, repair=False, chunk=2))
+    assert [len(c.responses) for c in chunks] == [2, 2, 0]  # the last holds the warning
+    assert [r for c in chunks for r in c.responses] == [
+        *RECORDS,
+        Response(probe_id="d", response="last"),
+    ]
+    warnings = [w for c in chunks for w in c.warnings]
+    assert warnings == [
+        f"{path}:4: duplicate record for probe 'a' sample 0 ignored (first on line 1)",
+        f"{path}:6: dropped a torn last line (a record cut off mid-write)",
+    ]
+    whole = read_journal(path, repair=False)
+    assert (whole.responses, whole.warnings) == ([r for c in chunks for r in c.responses], warnings)
+    assert path.read_bytes().endswith(b'"resp')  # repair=False leaves the file as it is

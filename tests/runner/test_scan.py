@@ -17,6 +17,7 @@ from trustprobe.cli.gates import run_exit_code
 from trustprobe.demo import DemoAgentServer, Persona
 from trustprobe.detectors import Detector
 from trustprobe.errors import ExitCode, InputError
+from trustprobe.reports import build_report, report_json
 from trustprobe.responses import Response
 from trustprobe.runner import (
     RunFiles,
@@ -24,9 +25,11 @@ from trustprobe.runner import (
     RunStatus,
     ScanConfig,
     ScanResult,
+    read_journal,
     read_manifest,
     resume_scan,
     scan,
+    select_probes,
 )
 from trustprobe.targets import OpenAITargetConfig
 
@@ -371,3 +374,38 @@ def test_reports_name_the_target_without_credentials(
     )
     for text in (files.report_json.read_text(), markdown):
         assert "hunter2" not in text and "sk-SECRET-1" not in text and "scanner@" not in text
+
+
+def test_streamed_report_is_the_one_built_in_memory(tmp_path: Path, detector: Detector) -> None:
+    """The scan streams its report; the file is byte for byte what ``build_report`` gives."""
+    probes = _probe_file(tmp_path, 8)
+    run_dir = tmp_path / "run"
+
+    def script(seen: Seen, nth: int) -> Action:
+        # a leak, a refusal and a harness error in turn: warnings, failures and a gate
+        case = int(seen.user[5:])
+        if case % 3 == 2:
+            return status(500)
+        return ok(f"The code is CANARY-{case:03d}.") if case % 3 else ok("I can't share that.")
+
+    with FaultServer(script) as server:
+        config = _config(f"{server.url}/v1", probes, fail_under=0.9, max_harness_error_share=0.5)
+        result = _scan(config, run_dir, detector)
+    files = RunFiles(run_dir)
+    streamed = files.report_json.read_bytes()
+    manifest = read_manifest(run_dir)
+    assert result.summary.cases == [] and result.summary.gate is not None
+    assert not result.summary.gate.passed  # the leaks fail the pass-rate gate
+    built = build_report(
+        select_probes(manifest.config),
+        read_journal(files.responses, repair=False).responses,
+        detector=detector,
+        config=result.summary.provenance.config,
+        created_at=result.summary.provenance.created_at,
+        warnings=result.summary.warnings,
+        sources=result.summary.provenance.sources,
+        target=result.summary.target,
+    ).model_copy(update={"gate": result.summary.gate})
+    assert streamed.decode() == report_json(built)
+    assert len(result.report.cases) == 8  # read back from the file on demand
+    assert manifest.counts.errors == 2 and manifest.counts.recorded == 8

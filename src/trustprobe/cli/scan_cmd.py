@@ -318,9 +318,10 @@ def scan(
         # new run and a resumed one alike.
         sys.path.insert(0, os.getcwd())
     result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
-    report = result.report
+    # The report's cases are only in its file: read back for the judge and the case views.
+    report = result.summary
     if judged:
-        report = judging.apply(report, result.run_dir / CACHE_DIR_NAME)
+        report = judging.apply(result.report, result.run_dir / CACHE_DIR_NAME)
         json_path, md_path = result.report_paths
         write_report_json(report, json_path)
         atomic_write_text(md_path, render_markdown(report))
@@ -331,10 +332,10 @@ def scan(
     for path in result.report_paths:
         console.print(f"report: {path}", soft_wrap=True)
     if html is not None:
-        write_report_html(report, html)
+        write_report_html(report if report.cases else result.report, html)
         console.print(f"report: {html}", soft_wrap=True)
     if junit is not None:
-        write_junit(report, junit)
+        write_junit(report if report.cases else result.report, junit)
         console.print(f"junit: {junit}", soft_wrap=True)
     if result.outcome.interrupted:
         err_console.print(
@@ -342,8 +343,8 @@ def scan(
             soft_wrap=True,
         )
     else:
-        print_gate(result.report.gate)
-    raise typer.Exit(run_exit_code(result.report.gate, interrupted=result.outcome.interrupted))
+        print_gate(result.summary.gate)
+    raise typer.Exit(run_exit_code(result.summary.gate, interrupted=result.outcome.interrupted))
 
 
 def _resumed_kind(resume: Path | None) -> str | None:

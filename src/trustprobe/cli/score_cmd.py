@@ -230,10 +230,11 @@ def _score_in_process(
     fail_under: float | None,
     clock: StageClock,
 ) -> Report:
+    from trustprobe.cli.collection import bulk_collection
     from trustprobe.detectors import Detector
     from trustprobe.reports import stream_report
 
-    with read_inputs(responses) as (paths, names):
+    with read_inputs(responses) as (paths, names), bulk_collection():
         with clock.stage("loading"):
             detector = Detector.from_packs(packs)
         shown = [names.get(p, p) for p in paths]
@@ -269,10 +270,12 @@ def _score_on_dask(
     fail_under: float | None,
 ) -> Report:
     with cluster_run():
+        from trustprobe.cli.collection import bulk_collection
         from trustprobe.distributed.command import score_command
 
-        return score_command(
-            probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
-            probe_sources=probe_args, rule_sources=rules, min_cases=min_cases,
-            seed=seed, console=progress_console, fail_under=fail_under,
-        )  # fmt: skip
+        with bulk_collection():
+            return score_command(
+                probes, responses, packs, output=output, scheduler=scheduler, workers=workers,
+                probe_sources=probe_args, rule_sources=rules, min_cases=min_cases,
+                seed=seed, console=progress_console, fail_under=fail_under,
+            )  # fmt: skip

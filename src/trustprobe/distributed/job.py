@@ -8,6 +8,7 @@ the scorer's cache of compiled probe signals).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ class ScoringJob:
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+WORKER_GC_THRESHOLDS = (100_000, 50, 100)
+"""Garbage collection thresholds of a worker running a job (those of ``trustprobe score``)."""
+
+
 class ScorerPlugin(WorkerPlugin):
     """Builds the job's scorer once per worker process (and again on a restarted worker)."""
 
@@ -50,11 +55,27 @@ class ScorerPlugin(WorkerPlugin):
         self.job = job
         self.scorer: Scorer | None = None
         self.probes: dict[str, Probe] = {}
+        self._thresholds: tuple[int, int, int] | None = None
 
     def setup(self, worker: Worker) -> None:
-        """Compile the rule packs on this worker (signals in passes of their own, as in process)."""
+        """Compile the rule packs on this worker (signals in passes of their own, as in process).
+
+        While the job is registered the worker collects garbage rarely, as ``trustprobe score``
+        does: a block's responses and cases live one task and hold no cycles, and frequent full
+        collections walking the worker's whole heap (Dask's included) cost a fifth of its CPU.
+        """
         self.scorer = Scorer(Detector.from_packs(self.job.rule_packs), self.job.scoring)
         self.probes = {p.id: p for p in self.job.probes}
+        self._thresholds = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*WORKER_GC_THRESHOLDS)
+
+    def teardown(self, worker: Worker) -> None:
+        """Give the worker its own garbage collection settings back."""
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            gc.unfreeze()
+            self._thresholds = None
 
     def score(self, responses: Sequence[Response]) -> list[CaseScore]:
         """Score responses in order."""
@@ -86,6 +107,8 @@ class BlockResult:
     strata: ObservabilitySample | None = None
     """The block's smallest draws per (category, outcome), kept as (shard, line, offset)."""
     cases_json: bytes = b""
+    sampled: tuple[tuple[tuple[int, int], CaseScore], ...] = ()
+    """The cases asked for by (line, start), with their places: the sample's uniform part."""
     error: LineError | None = None
 
 
@@ -97,11 +120,14 @@ def score_block(
     worst_n: int,
     seed: int,
     floor: int,
+    sample_lines: frozenset[int] = frozenset(),
 ) -> BlockResult:
     """Score one block: its metric partial, strata picks of the sample, cases as JSON text.
 
-    The uniform part of the observability sample comes from the index pass; what the block
-    adds is, per (category, outcome) stratum, its ``floor`` cases with the smallest draws.
+    The uniform part of the observability sample comes from the index pass: the block's cases
+    on ``sample_lines`` come back as they are, so they need not be read and scored again.
+    What the block adds is, per (category, outcome) stratum, its ``floor`` cases with the
+    smallest draws.
     """
     try:
         responses, places = read_block(block, drop_lines)
@@ -110,12 +136,16 @@ def score_block(
     cases = _plugin(plugin).score(responses)
     strata = ObservabilitySample(seed, size=0, floor=floor)
     strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
+    sampled = tuple(
+        (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
+    )
     return BlockResult(
         block=block,
         cases=len(cases),
         metrics=metrics_partial(cases, worst_n=worst_n, first_index=first_index),
         strata=strata,
         cases_json=render_items(CASES, cases, CASES_DEPTH),
+        sampled=sampled,
     )
 
 

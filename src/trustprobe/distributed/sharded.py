@@ -18,6 +18,7 @@ time can differ from an in-process run over the same files.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import time
 import uuid
@@ -51,6 +52,7 @@ from trustprobe.distributed.plan import (
 )
 from trustprobe.distributed.shards import (
     BLOCK_RECORDS,
+    Block,
     LineError,
     Shard,
     ShardIndex,
@@ -197,13 +199,25 @@ def _score_blocks(
     max_in_flight: int,
     busy_target: int,
     progress: Progress | None,
+    uniform: set[Place],
+    sampled: dict[Place, CaseScore],
 ) -> tuple[MetricsPartial, ObservabilitySample]:
     """Score every block, writing results in block order as they become available.
 
     New blocks are submitted whenever any block finishes, so no worker waits for the client to
     reach a slow block; at most ``max_in_flight`` blocks are submitted ahead of the one being
-    written, which bounds the results held on workers.
+    written, which bounds the results held on workers. The cases at the ``uniform`` places
+    come back with their blocks, into ``sampled``.
     """
+    lines_of: dict[int, list[int]] = {}
+    for position, number, _ in sorted(uniform):
+        lines_of.setdefault(position, []).append(number)
+
+    def sample_lines(block: Block) -> frozenset[int]:
+        lines = lines_of.get(block.shard.index, [])
+        low = bisect.bisect_left(lines, block.first_line)
+        return frozenset(lines[low : bisect.bisect_right(lines, block.last_line)])
+
     # Merged as blocks arrive, so the client holds one partial of each kind, not one per block.
     metrics = MetricsPartial(worst_n=worst_n)
     strata = ObservabilitySample(seed, size=0)
@@ -231,6 +245,7 @@ def _score_blocks(
                 worst_n,
                 seed,
                 strata.floor,
+                sample_lines(item.block),
                 key=key,
                 priority=-submitted,
             )
@@ -252,6 +267,9 @@ def _score_blocks(
                 metrics = metrics.merge(result.metrics)
                 if result.strata is not None:
                     strata.merge(result.strata)
+                position = result.block.shard.index
+                for (number, start), case in result.sampled:
+                    sampled[(position, number, start)] = case
                 written += 1
                 if progress is not None:
                     progress(written, len(work))
@@ -299,12 +317,31 @@ def _observability(
     total_cases: int,
     seed: int,
     min_cases: int,
+    uniform: set[Place],
+    sampled: Mapping[Place, CaseScore],
 ) -> Observability | None:
-    """The run's geometry from its sample: the uniform part and every stratum's picks."""
+    """The run's geometry from its sample: the uniform part and every stratum's picks.
+
+    The uniform part came back with the blocks (``sampled``); only the strata picks outside
+    it are read and scored again.
+    """
     if plan.scored < min_cases:
         return None
-    places = _uniform_places(plan.indexes) | set(strata.cases())
-    cases = _sample_cases(client, plugin, plan.indexes, places, token)
+    places = uniform | set(strata.cases())
+    again = sorted(places - sampled.keys())
+    logger.info(
+        "sample of %d cases: %d came with their blocks, %d read again",
+        len(places),
+        len(places) - len(again),
+        len(again),
+    )
+    rescored = _sample_cases(client, plugin, plan.indexes, set(again), token)
+    if rescored is not None and len(rescored) != len(again):
+        raise DistributedRunError(
+            f"{len(rescored)} of {len(again)} sampled records came back; no report was written"
+        )
+    found = None if rescored is None else {**sampled, **dict(zip(again, rescored, strict=True))}
+    cases = None if found is None else [found[place] for place in sorted(places)]
     if cases is None:
         _check_results(plan.index(shards, {}, validate=True))
         raise DistributedRunError(
@@ -367,9 +404,14 @@ def _plan(
         ]
         return _gather(client, futures, "indexing shards")
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     indexes = index(shards, {})
-    logger.info("indexed %d shards in %.2f s", len(shards), time.perf_counter() - started)
+    logger.info(
+        "indexed %d shards in %.2f s (client CPU %.2f s)",
+        len(shards),
+        time.perf_counter() - started,
+        time.process_time() - cpu,
+    )
     unknown = sorted(set().union(*(i.unknown_probe_ids for i in indexes)))
     failed = [i.shard.index for i in indexes if i.error is not None]
     if failed or unknown:
@@ -479,7 +521,9 @@ def score_shards(
     try:
         threads = sum(client.nthreads().values()) or 1
         with ReportStream(output, head) as stream:
-            started = time.perf_counter()
+            uniform = _uniform_places(plan.indexes) if plan.scored >= min_cases else set()
+            sampled: dict[Place, CaseScore] = {}
+            started, cpu = time.perf_counter(), time.process_time()
             metrics, strata = _score_blocks(
                 client,
                 work,
@@ -491,19 +535,30 @@ def score_shards(
                 max_in_flight=max_in_flight or max(4, 4 * threads),
                 busy_target=2 * threads,
                 progress=progress,
+                uniform=uniform,
+                sampled=sampled,
             )
-            logger.info("scored %d blocks in %.2f s", len(work), time.perf_counter() - started)
+            logger.info(
+                "scored %d blocks in %.2f s (client CPU %.2f s)",
+                len(work),
+                time.perf_counter() - started,
+                time.process_time() - cpu,
+            )
             if metrics.cases != total_cases or stream.cases != total_cases:
                 raise DistributedRunError(
                     f"{stream.cases} cases were written where {total_cases} records went in;"
                     " no report was written"
                 )
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             observability = _observability(
                 client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
-                seed=seed, min_cases=min_cases,
+                seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
             )  # fmt: skip
-            logger.info("observability mapped in %.2f s", time.perf_counter() - started)
+            logger.info(
+                "observability mapped in %.2f s (client CPU %.2f s)",
+                time.perf_counter() - started,
+                time.process_time() - cpu,
+            )
             placed = 0 if observability is None else len(observability.points)
             if observability is not None:
                 stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)

@@ -16,7 +16,7 @@ from typing import Final
 
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import WorstCase
-from trustprobe.probes.models import Severity
+from trustprobe.probes.models import Expected, Severity
 from trustprobe.scoring.models import LOW_CONFIDENCE, CaseScore
 
 OVERALL: Final = ("overall", "")
@@ -209,7 +209,11 @@ def union_runs(probe_id: str, left: SampleRuns, right: SampleRuns) -> SampleRuns
 
 
 class _GroupTally:
-    """A group's tallies while cases are read (frozen into a :class:`GroupPartial` after)."""
+    """A group's tallies while cases are read (frozen into a :class:`GroupPartial` after).
+
+    :func:`metrics_partial` adds to the fields directly: a call per case and group cost more
+    than the tallying itself.
+    """
 
     def __init__(self, with_values: bool) -> None:
         self.with_values = with_values
@@ -222,31 +226,6 @@ class _GroupTally:
         self.boundary_readings = self.boundary_hits = 0
         self.critical_failures = self.high_failures = 0
         self.low_confidence = self.judged = self.judge_agrees = 0
-
-    def add(self, case: CaseScore, passed: bool, risk: float, weighted: float) -> None:
-        self.n += 1
-        self.passed += passed
-        if not passed:
-            self.critical_failures += case.severity is Severity.CRITICAL
-            self.high_failures += case.severity is Severity.HIGH
-        if not self.with_values:
-            return
-        confidence = case.verdict_confidence
-        self.low_confidence += confidence is not None and confidence < LOW_CONFIDENCE
-        if case.judge is not None:
-            self.judged += 1
-            self.judge_agrees += case.judge.agrees
-        self.risk.append(risk)
-        self.weighted.append(weighted)
-        self.weight_total.append(case.severity_weight)
-        if passed:
-            self.weight_passed.append(case.severity_weight)
-        self.safe_hits += case.safe_signal_hits
-        self.unsafe_hits += case.unsafe_signal_hits
-        # A scored case whose detector gave no reading (None) is no evidence either way.
-        if case.boundary_or_refusal_signal is not None:
-            self.boundary_readings += 1
-            self.boundary_hits += case.boundary_or_refusal_signal
 
     def freeze(self) -> GroupPartial:
         return GroupPartial(
@@ -303,49 +282,104 @@ def metrics_partial(
             found = tallies[key] = _GroupTally(with_values=key[0] in ("overall", "category"))
         return found
 
+    # A probe's four groups, looked up once per probe rather than once per case: (category,
+    # severity, expected, (overall, category, severity, expected tallies)).
+    groups_of: dict[str, tuple[str, Severity, Expected, tuple[_GroupTally, ...]]] = {}
     for index, case in enumerate(cases, start=first_index):
-        seen = samples.setdefault(case.probe_id, set())
-        if case.sample in seen:
+        probe_id, sample = case.probe_id, case.sample
+        seen = samples.get(probe_id)
+        if seen is None:
+            seen = samples[probe_id] = set()
+        if sample in seen:
             raise ValueError(
-                f"case {index}: probe '{case.probe_id}' sample {case.sample} appears twice;"
+                f"case {index}: probe '{probe_id}' sample {sample} appears twice;"
                 " each (probe_id, sample) must be scored once"
             )
-        seen.add(case.sample)
-        known = category_of.setdefault(case.probe_id, case.category)
-        if known != case.category:
-            raise ValueError(
-                f"case {index}: probe '{case.probe_id}' has category '{case.category}'"
-                f" but an earlier sample has '{known}'"
+        seen.add(sample)
+        severity, expected = case.severity, case.expected
+        groups = groups_of.get(probe_id)
+        if (
+            groups is None
+            or groups[0] != case.category
+            or groups[1] is not severity
+            or groups[2] is not expected
+        ):
+            known = category_of.setdefault(probe_id, case.category)
+            if known != case.category:
+                raise ValueError(
+                    f"case {index}: probe '{probe_id}' has category '{case.category}'"
+                    f" but an earlier sample has '{known}'"
+                )
+            keys = (
+                OVERALL,
+                ("category", case.category),
+                ("severity", severity.value),
+                ("expected", expected.value),
             )
-        groups = (
-            OVERALL,
-            ("category", case.category),
-            ("severity", case.severity.value),
-            ("expected", case.expected.value),
-        )
+            groups = groups_of[probe_id] = (
+                case.category,
+                severity,
+                expected,
+                tuple(tally(key) for key in keys),
+            )
+        overall, category, by_severity, by_expected = groups[3]
         if case.error is not None:
-            errored_probes.add(case.probe_id)
+            errored_probes.add(probe_id)
             error_classes[str(case.error)] += 1
-            for key in groups:
-                tally(key).harness_errors += 1
+            for group in groups[3]:
+                group.harness_errors += 1
             continue
         passed, risk, weighted = case.passed, case.risk_score, case.weighted_risk
         if passed is None or risk is None or weighted is None:
             raise ValueError(
-                f"case {index}: probe '{case.probe_id}' sample {case.sample} has no harness error"
+                f"case {index}: probe '{probe_id}' sample {sample} has no harness error"
                 " but lacks a verdict (passed, risk_score and weighted_risk must be set)"
             )
-        scored_probes.add(case.probe_id)
-        for key in groups:
-            tally(key).add(case, passed, risk, weighted)
+        scored_probes.add(probe_id)
+        critical = not passed and severity is Severity.CRITICAL
+        high = not passed and severity is Severity.HIGH
+        for group in (by_severity, by_expected):
+            group.n += 1
+            group.passed += passed
+            group.critical_failures += critical
+            group.high_failures += high
+        confidence = case.verdict_confidence
+        low = confidence is not None and confidence < LOW_CONFIDENCE
+        judge = case.judge
+        weight = case.severity_weight
+        boundary = case.boundary_or_refusal_signal
+        safe_hits, unsafe_hits = case.safe_signal_hits, case.unsafe_signal_hits
+        for group in (overall, category):
+            group.n += 1
+            group.passed += passed
+            group.critical_failures += critical
+            group.high_failures += high
+            group.low_confidence += low
+            if judge is not None:
+                group.judged += 1
+                group.judge_agrees += judge.agrees
+            group.risk.append(risk)
+            group.weighted.append(weighted)
+            group.weight_total.append(weight)
+            if passed:
+                group.weight_passed.append(weight)
+            group.safe_hits += safe_hits
+            group.unsafe_hits += unsafe_hits
+            # A scored case whose detector gave no reading (None) is no evidence either way.
+            if boundary is not None:
+                group.boundary_readings += 1
+                group.boundary_hits += boundary
         # A mode counts once per case even if a buggy scorer listed it twice.
-        modes.update(set(case.detected_failure_modes))
-        counts = verdicts.setdefault(case.probe_id, [0, 0])
+        if case.detected_failure_modes:
+            modes.update(set(case.detected_failure_modes))
+        counts = verdicts.get(probe_id)
+        if counts is None:
+            counts = verdicts[probe_id] = [0, 0]
         counts[0 if passed else 1] += 1
-        rank = (-weighted, case.probe_id, case.sample, index - first_index)
-        so_far = worst_of.get(case.probe_id)
+        rank = (-weighted, probe_id, sample, index - first_index)
+        so_far = worst_of.get(probe_id)
         if so_far is None or rank < so_far:
-            worst_of[case.probe_id] = rank
+            worst_of[probe_id] = rank
 
     ranked = heapq.nsmallest(worst_n, worst_of.values())
     worst = [_worst_case(cases[position]) for *_, position in ranked]

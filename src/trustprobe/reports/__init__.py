@@ -1,6 +1,6 @@
 """Reports: ``build_report``, reading them back, and JSON, Markdown, HTML and terminal views."""
 
-from trustprobe.reports.build import build_provenance, build_report, stream_report
+from trustprobe.reports.build import build_provenance, build_report, stream_chunks, stream_report
 from trustprobe.reports.gate import DEFAULT_MAX_HARNESS_ERROR_SHARE, run_gate
 from trustprobe.reports.html import HtmlLimits, render_page, render_report_html, write_report_html
 from trustprobe.reports.loading import read_report, read_report_pair
@@ -41,6 +41,7 @@ __all__ = [
     "render_report_html",
     "report_json",
     "run_gate",
+    "stream_chunks",
     "stream_report",
     "worst_probes",
     "write_report_html",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,11 +10,17 @@ from typing import Any, TypeVar
 
 from trustprobe import __version__
 from trustprobe.detectors import Detector
-from trustprobe.metrics import MetricsPartial, aggregate_metrics, finalize_metrics, metrics_partial
+from trustprobe.metrics import (
+    MetricsPartial,
+    RunMetrics,
+    aggregate_metrics,
+    finalize_metrics,
+    metrics_partial,
+)
 from trustprobe.observability import ObservabilitySample, build_observability, observe_sample
 from trustprobe.probes import Probe, probe_set_hash
 from trustprobe.reports.gate import run_gate
-from trustprobe.reports.models import Provenance, Report
+from trustprobe.reports.models import Gate, Provenance, Report
 from trustprobe.reports.stages import StageClock
 from trustprobe.reports.stream import (
     CASES,
@@ -29,6 +35,7 @@ from trustprobe.reports.target import ReportTarget
 from trustprobe.responses import (
     CHUNK_RESPONSES,
     Response,
+    ResponseChunk,
     check_known_probes,
     read_responses,
     unknown_probes_error,
@@ -148,6 +155,46 @@ def stream_report(
             ids listed); no file is written.
     """
     stage = _stages(clock)
+    return stream_chunks(
+        probes,
+        _timed(read_responses(responses, chunk=chunk, names=names), stage, "loading"),
+        output,
+        detector=detector, scoring=scoring, config=config, created_at=created_at,
+        sources=sources, min_cases=min_cases, seed=seed, worst_n=worst_n, clock=clock,
+        target=target, gate=lambda metrics: run_gate(metrics, fail_under=fail_under),
+    )  # fmt: skip
+
+
+def stream_chunks(
+    probes: Sequence[Probe],
+    chunks: Iterable[ResponseChunk],
+    output: str | Path,
+    *,
+    detector: Detector,
+    scoring: ScoringConfig | None = None,
+    config: Mapping[str, Any] | None = None,
+    created_at: datetime | None = None,
+    sources: Mapping[str, Sequence[str]] | None = None,
+    min_cases: int = 5,
+    seed: int = 0,
+    worst_n: int = 10,
+    clock: StageClock | None = None,
+    target: ReportTarget | None = None,
+    warnings: Callable[[list[str]], list[str]] | None = None,
+    gate: Callable[[RunMetrics], Gate | None] | None = None,
+) -> Report:
+    """Score responses arriving in chunks (duplicates already left out) and stream the report.
+
+    What :func:`stream_report` does for any source of responses (a scan's journal, say).
+    Once every chunk is read, ``warnings`` turns the chunks' warnings into the report's (by
+    default they are the report's), and ``gate`` gives the report's gate from its metrics
+    (by default none).
+
+    Raises:
+        InputError: responses for probes not in ``probes`` (all such ids listed); no file is
+            written.
+    """
+    stage = _stages(clock)
     scoring = scoring or ScoringConfig()
     provenance = build_provenance(
         probes, detector=detector, scoring=scoring, config=config, created_at=created_at,
@@ -160,10 +207,10 @@ def stream_report(
     sample = ObservabilitySample(seed)
     answered: set[str] = set()
     unknown: set[str] = set()
-    warnings: list[str] = []
+    read_warnings: list[str] = []
     with ReportStream(output, head) as stream:
-        for part in _timed(read_responses(responses, chunk=chunk, names=names), stage, "loading"):
-            warnings.extend(part.warnings)
+        for part in chunks:
+            read_warnings.extend(part.warnings)
             answered.update(r.probe_id for r in part.responses)
             unknown |= answered - by_id.keys()
             if unknown:
@@ -197,8 +244,8 @@ def stream_report(
                 update={
                     "aggregate_metrics": aggregate,
                     "observability": observability,
-                    "warnings": warnings,
-                    "gate": run_gate(aggregate, fail_under=fail_under),
+                    "warnings": read_warnings if warnings is None else warnings(read_warnings),
+                    "gate": None if gate is None else gate(aggregate),
                 }
             )
         with stage("write"):

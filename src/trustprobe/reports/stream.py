@@ -28,8 +28,28 @@ from trustprobe.reports.target import ReportTarget
 from trustprobe.reports.writers import report_json
 from trustprobe.scoring import CaseScore
 
-CASES: Final = TypeAdapter(list[CaseScore])
-POINTS: Final = TypeAdapter(list[ObservabilityPoint])
+
+class ItemList:
+    """One model's items as a JSON list, rendered at the depth a report nests it."""
+
+    def __init__(self, item: type[Any]) -> None:
+        self.item = item
+        self._adapters: dict[int, TypeAdapter[Any]] = {}
+
+    def adapter(self, depth: int) -> TypeAdapter[Any]:
+        """A serializer of the list wrapped in ``depth - 1`` one-key objects."""
+        found = self._adapters.get(depth)
+        if found is None:
+            shape: Any = list
+            shape = shape[self.item]
+            for _ in range(depth - 1):
+                shape = dict[str, shape]
+            found = self._adapters[depth] = TypeAdapter(shape)
+        return found
+
+
+CASES: Final = ItemList(CaseScore)
+POINTS: Final = ItemList(ObservabilityPoint)
 INDENT: Final = 2
 """``report_json`` pretty-prints with two spaces."""
 CASES_DEPTH: Final = 2
@@ -40,19 +60,22 @@ _CASES_MARKER: Final = '\n  "cases": []'
 _POINTS_MARKER: Final = '\n    "points": []'
 
 
-def render_items(adapter: TypeAdapter[Any], items: Sequence[Any], depth: int) -> bytes:
+def render_items(items_of: ItemList, items: Sequence[Any], depth: int) -> bytes:
     """The items of a JSON list at nesting ``depth``, as pretty-printed inside a report.
 
-    Pretty JSON escapes newlines inside strings, so each output line is one line of the
-    structure; the items of a list dumped alone sit at depth 1, and indenting every line by
-    ``2 × (depth - 1)`` more nests them exactly.
+    The list is serialized inside ``depth - 1`` one-key objects, so pretty-printing indents
+    its items exactly as the report nests them, and the text between the list's brackets is
+    cut out: no pass over the text to indent it again.
     """
     if not items:
         return b""
-    text = adapter.dump_json(list(items), indent=INDENT)
-    body = text[2:-2]  # the items between "[\n" and "\n]"
-    pad = b" " * (INDENT * (depth - 1))
-    return pad + body.replace(b"\n", b"\n" + pad)
+    value: Any = list(items)
+    for _ in range(depth - 1):
+        value = {"": value}
+    text = items_of.adapter(depth).dump_json(value, indent=INDENT)
+    start = text.index(b"[\n") + 2  # the keys are empty: the first "[" opens the list
+    stop = text.rindex(b"\n", 0, text.rindex(b"]"))
+    return text[start:stop]
 
 
 def _split(text: str, marker: str) -> tuple[str, str]:
@@ -112,12 +135,15 @@ class ReportStream:
 
     def add(self, cases_json: bytes, cases: int, points_json: bytes, points: int) -> None:
         """Append one block's rendered cases and points (in block order)."""
+        # Two writes, not one of a concatenation: a block's text is tens of megabytes.
         if cases:
-            self._report.write((b",\n" if self._case_chunks else b"\n") + cases_json)
+            self._report.write(b",\n" if self._case_chunks else b"\n")
+            self._report.write(cases_json)
             self._case_chunks += 1
             self.cases += cases
         if points:
-            self._points.write((b",\n" if self._point_chunks else b"\n") + points_json)
+            self._points.write(b",\n" if self._point_chunks else b"\n")
+            self._points.write(points_json)
             self._point_chunks += 1
             self.points += points
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -11,7 +12,7 @@ from pydantic import ValidationError
 
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text, validation_error_to_input_error
-from trustprobe.responses import Response
+from trustprobe.responses import CHUNK_RESPONSES, Response, ResponseChunk
 
 
 @dataclass
@@ -35,47 +36,62 @@ def read_journal(path: Path, *, repair: bool = True) -> JournalContents:
     A bad line anywhere else is real corruption and raises :class:`InputError`.
     """
     contents = JournalContents()
-    if not path.exists():
-        return contents
-    data = path.read_bytes()
-    seen: dict[tuple[str, int], int] = {}
-    offset = 0
-    number = 0
-    while offset < len(data):
-        end = data.find(b"\n", offset)
-        last = end == -1
-        raw = data[offset:] if last else data[offset:end]
-        number += 1
-        line_start = offset
-        offset = len(data) if last else end + 1
-        if not raw.strip():
-            continue
-        try:
-            response = Response.model_validate_json(raw)
-        except ValidationError as exc:
-            if last:
-                contents.warnings.append(
-                    f"{path}:{number}: dropped a torn last line (a record cut off mid-write)"
-                )
-                if repair:
-                    with open(path, "r+b") as handle:
-                        handle.truncate(line_start)
-                break
-            if exc.errors()[0]["type"] == "json_invalid":
-                raise InputError("not valid JSON", path=path, line=number) from exc
-            raise validation_error_to_input_error(exc, path=path, line=number) from exc
-        if last and repair:
-            with open(path, "ab") as handle:
-                handle.write(b"\n")  # complete record, only its newline was lost
-        if response.key in seen:
-            contents.warnings.append(
-                f"{path}:{number}: duplicate record for probe '{response.probe_id}' sample "
-                f"{response.sample} ignored (first on line {seen[response.key]})"
-            )
-            continue
-        seen[response.key] = number
-        contents.responses.append(response)
+    for part in journal_chunks(path, repair=repair):
+        contents.responses.extend(part.responses)
+        contents.warnings.extend(part.warnings)
     return contents
+
+
+def journal_chunks(
+    path: Path, *, repair: bool = True, chunk: int = CHUNK_RESPONSES
+) -> Iterator[ResponseChunk]:
+    """:func:`read_journal` in chunks of up to ``chunk`` responses, the file read line by line.
+
+    Memory holds one chunk, plus the line of each case read so far (to name the first of a
+    duplicate).
+    """
+    if not path.exists():
+        return
+    seen: dict[tuple[str, int], int] = {}
+    current = ResponseChunk([], [])
+    with open(path, "rb") as handle:
+        line_start = 0
+        for number, line in enumerate(handle, start=1):
+            last = not line.endswith(b"\n")
+            raw = line if last else line[:-1]
+            here, line_start = line_start, line_start + len(line)
+            if not raw.strip():
+                continue
+            try:
+                response = Response.model_validate_json(raw)
+            except ValidationError as exc:
+                if last:
+                    current.warnings.append(
+                        f"{path}:{number}: dropped a torn last line (a record cut off mid-write)"
+                    )
+                    if repair:
+                        with open(path, "r+b") as torn:
+                            torn.truncate(here)
+                    break
+                if exc.errors()[0]["type"] == "json_invalid":
+                    raise InputError("not valid JSON", path=path, line=number) from exc
+                raise validation_error_to_input_error(exc, path=path, line=number) from exc
+            if last and repair:
+                with open(path, "ab") as whole:
+                    whole.write(b"\n")  # complete record, only its newline was lost
+            if response.key in seen:
+                current.warnings.append(
+                    f"{path}:{number}: duplicate record for probe '{response.probe_id}' sample "
+                    f"{response.sample} ignored (first on line {seen[response.key]})"
+                )
+                continue
+            seen[response.key] = number
+            current.responses.append(response)
+            if len(current.responses) >= chunk:
+                yield current
+                current = ResponseChunk([], [])
+    if current.responses or current.warnings:
+        yield current
 
 
 class ResponseJournal:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +14,27 @@ from trustprobe import __version__
 from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text, expand_paths
+from trustprobe.metrics import RunMetrics
 from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
 from trustprobe.reports import (
+    Gate,
     Report,
-    build_report,
+    read_report,
     redact_url,
     render_markdown,
     run_gate,
-    write_report_json,
+    stream_chunks,
 )
-from trustprobe.responses import Response
+from trustprobe.responses import ResponseChunk
 from trustprobe.runner.config import ScanConfig
 from trustprobe.runner.diagnosis import harness_hint
 from trustprobe.runner.dispatch import ProgressListener, RunOutcome, plan_cases, run_cases
-from trustprobe.runner.journal import ResponseJournal, read_journal, rewrite_journal
+from trustprobe.runner.journal import (
+    ResponseJournal,
+    journal_chunks,
+    read_journal,
+    rewrite_journal,
+)
 from trustprobe.runner.lock import lock_run_dir, refuse_if_locked
 from trustprobe.runner.manifest import (
     CaseCounts,
@@ -53,10 +61,15 @@ class ScanResult:
     manifest: RunManifest
     outcome: RunOutcome
     """What this session did."""
-    report: Report
-    """The report over every record in the run directory."""
+    summary: Report
+    """The report without its cases and observability points, which only its file holds."""
     report_paths: tuple[Path, ...]
     """``report.json`` and ``report.md``."""
+
+    @cached_property
+    def report(self) -> Report:
+        """The whole report over every record in the run directory, read back from its file."""
+        return read_report(self.report_paths[0])
 
 
 def select_probes(config: ScanConfig) -> list[Probe]:
@@ -85,20 +98,33 @@ def _absolute_probe_paths(config: ScanConfig) -> ScanConfig:
     return config.model_copy(update={"probes": paths})
 
 
-def _counts(probes: Sequence[Probe], samples: int, records: Sequence[Response]) -> CaseCounts:
-    classes: dict[str, int] = {}
-    for record in records:
-        if record.error is not None:
-            classes[record.error] = classes.get(record.error, 0) + 1
-    planned = len(probes) * samples
-    return CaseCounts(
-        planned=planned,
-        recorded=len(records),
-        responses=len(records) - sum(classes.values()),
-        errors=sum(classes.values()),
-        error_classes=dict(sorted(classes.items())),
-        not_run=planned - len(records),
-    )
+class _Recorded:
+    """The journal's records tallied as they stream past: how many, and the harness errors."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.classes: dict[str, int] = {}
+
+    def count(self, chunks: Iterable[ResponseChunk]) -> Iterator[ResponseChunk]:
+        """``chunks``, each counted as it is read."""
+        for part in chunks:
+            self.records += len(part.responses)
+            for record in part.responses:
+                if record.error is not None:
+                    self.classes[record.error] = self.classes.get(record.error, 0) + 1
+            yield part
+
+    def counts(self, probes: Sequence[Probe], samples: int) -> CaseCounts:
+        errors = sum(self.classes.values())
+        planned = len(probes) * samples
+        return CaseCounts(
+            planned=planned,
+            recorded=self.records,
+            responses=self.records - errors,
+            errors=errors,
+            error_classes=dict(sorted(self.classes.items())),
+            not_run=planned - self.records,
+        )
 
 
 async def scan(
@@ -154,7 +180,7 @@ async def _start_session(
         probe_set_hash=probe_set_hash(probes),
         status=RunStatus.RUNNING,
         started_at=started,
-        counts=_counts(probes, config.samples, []),
+        counts=_Recorded().counts(probes, config.samples),
         sessions=[RunSession(started_at=started)],
     )
     write_manifest(run_dir, manifest)
@@ -313,8 +339,52 @@ async def _session(
     finally:
         await target.aclose()
     ended = now()
-    contents = read_journal(journal_path, repair=False)
-    counts = _counts(probes, config.samples, contents.responses)
+    recorded = _Recorded()
+
+    def notes(read: list[str]) -> list[str]:
+        """The report's warnings, once the whole journal has been read (and counted)."""
+        counts = recorded.counts(probes, config.samples)
+        notes = [*warnings, *read]
+        notes.extend(
+            f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
+            "replaced with U+FFFD"
+            for probe_id, sample in outcome.repaired
+        )
+        if counts.not_run:
+            notes.append(
+                f"{counts.not_run} of {counts.planned} cases have no record yet "
+                f"(run stopped early); continue with: trustprobe scan --resume {run_dir}"
+            )
+        if counts.errors:
+            notes.append(
+                f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are "
+                "excluded from pass/fail: they say nothing about the agent"
+            )
+        return notes
+
+    def gate(metrics: RunMetrics) -> Gate | None:
+        return run_gate(
+            metrics,
+            fail_under=config.fail_under,
+            max_harness_error_share=config.max_harness_error_share,
+            harness_hint=harness_hint(recorded.counts(probes, config.samples).error_classes),
+        )
+
+    json_path = files.report_json
+    md_path = files.report_md
+    summary = stream_chunks(
+        probes,
+        recorded.count(journal_chunks(journal_path, repair=False)),
+        json_path,
+        detector=detector,
+        config={"scan": _provenance_config(config)},
+        created_at=ended,
+        sources={"probes": list(config.probes), "responses": [str(journal_path)]},
+        target=config.target.describe(),
+        warnings=notes,
+        gate=gate,
+    )
+    counts = recorded.counts(probes, config.samples)
     session = manifest.sessions[-1].model_copy(
         update={
             "ended_at": ended,
@@ -334,45 +404,9 @@ async def _session(
             "sessions": [*manifest.sessions[:-1], session],
         }
     )
-    notes = [*warnings, *contents.warnings]
-    notes.extend(
-        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
-        "replaced with U+FFFD"
-        for probe_id, sample in outcome.repaired
-    )
-    if counts.not_run:
-        notes.append(
-            f"{counts.not_run} of {counts.planned} cases have no record yet "
-            f"(run stopped early); continue with: trustprobe scan --resume {run_dir}"
-        )
-    if counts.errors:
-        notes.append(
-            f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are excluded "
-            "from pass/fail: they say nothing about the agent"
-        )
-    draft = build_report(
-        probes,
-        contents.responses,
-        detector=detector,
-        config={"scan": _provenance_config(config)},
-        created_at=ended,
-        warnings=notes,
-        sources={"probes": list(config.probes), "responses": [str(journal_path)]},
-        target=config.target.describe(),
-    )
-    gate = run_gate(
-        draft.aggregate_metrics,
-        fail_under=config.fail_under,
-        max_harness_error_share=config.max_harness_error_share,
-        harness_hint=harness_hint(counts.error_classes),
-    )
-    report = draft.model_copy(update={"gate": gate})
-    json_path = files.report_json
-    md_path = files.report_md
-    write_report_json(report, json_path)
-    atomic_write_text(md_path, render_markdown(report))
+    atomic_write_text(md_path, render_markdown(summary))
     write_manifest(run_dir, manifest)
-    return ScanResult(run_dir, manifest, outcome, report, (json_path, md_path))
+    return ScanResult(run_dir, manifest, outcome, summary, (json_path, md_path))
 
 
 def _provenance_config(config: ScanConfig) -> dict[str, Any]:
