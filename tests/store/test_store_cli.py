@@ -40,8 +40,8 @@ def test_store_commands_end_to_end(database_url: str, tmp_path: Path) -> None:
     db = ("--database-url", database_url)
     upgraded = _run("db", "upgrade", *db)
     assert upgraded.exit_code == 0
-    assert "upgraded from an empty database to 0003_evidence_source" in upgraded.stdout
-    assert "already at 0003_evidence_source" in _run("db", "upgrade", *db).stdout
+    assert "upgraded from an empty database to 0004_score_totals" in upgraded.stdout
+    assert "already at 0004_score_totals" in _run("db", "upgrade", *db).stdout
 
     created = _run("keys", "create", "--org", "acme", "--scopes", "read,write", *db)
     assert created.exit_code == 0

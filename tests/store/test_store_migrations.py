@@ -25,6 +25,7 @@ TABLES = {
     "probe_runs",
     "reviews",
     "score_history",
+    "score_totals",
 }
 
 

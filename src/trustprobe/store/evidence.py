@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -22,7 +22,25 @@ from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
-from trustprobe.trust import Evidence, check_observed_in_time, evidence_canonical_json
+from trustprobe.store.totals import (
+    AgentTotals,
+    add_records,
+    config_key,
+    load_totals,
+    save_totals,
+    score_from_totals,
+    totals_from_history,
+    undecayed,
+)
+from trustprobe.trust import (
+    Evidence,
+    TrustConfig,
+    TrustScore,
+    check_now,
+    check_observed_in_time,
+    epoch_microseconds,
+    evidence_canonical_json,
+)
 
 
 @dataclass(frozen=True)
@@ -172,8 +190,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        prior = agent_evidence(connection, list(agents.values()), cache=store.evidence_cache)
-        _append_evidence(
+        last_seq = _append_evidence(
             connection,
             organisation_id,
             agents,
@@ -185,13 +202,15 @@ def ingest_in_transaction(
         new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
-        full = {
-            agents[agent_id]: (*prior[agents[agent_id]][1], *records)
-            for agent_id, records in new_by_agent.items()
-        }
-        if cache_updates is not None:
-            last = last_evidence_seqs(connection, list(full))
-            cache_updates.update({pk: (last[pk], records) for pk, records in full.items()})
+        scores = rescore_agents(
+            connection,
+            store,
+            organisation_id=organisation_id,
+            new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
+            evidence_seq=last_seq,
+            now=now,
+            cache_updates=cache_updates,
+        )
         appended = append_transitions(
             connection,
             store,
@@ -200,7 +219,7 @@ def ingest_in_transaction(
                 Rescore(
                     agent_pk=agents[agent_id],
                     agent_id=agent_id,
-                    score=store.score(agent_id, full[agents[agent_id]], now=now),
+                    score=scores[agent_id],
                     trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
                 )
                 for agent_id in sorted(new_by_agent)
@@ -217,6 +236,56 @@ def ingest_in_transaction(
         transitions=transitions,
         pending_reviews=reviews,
     )
+
+
+def rescore_agents(
+    connection: Connection,
+    store: TrustStore,
+    *,
+    organisation_id: int,
+    new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+    evidence_seq: int,
+    now: datetime,
+    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+) -> dict[str, TrustScore]:
+    """Score each agent after its new records were appended (up to ``evidence_seq``).
+
+    The new records update the agents' running totals (totals.py). An agent whose totals can
+    give its score as of ``now`` is scored from them; any other (decay has begun, an item lies
+    after ``now``, totals made under other item-scoring settings) is scored from its whole
+    history, and its totals are rebuilt from that history when they were not current. Either
+    way the score equals ``store.score`` over the agent's whole history.
+    """
+    config = store.config or TrustConfig()
+    key = config_key(config)
+    now_us = epoch_microseconds(check_now(now))
+    totals, stale = load_totals(connection, list(new_records), key=key)
+    fast: dict[str, AgentTotals] = {}
+    slow: list[int] = []
+    for pk, (agent_id, records) in new_records.items():
+        if pk in stale:
+            slow.append(pk)
+            continue
+        agent_totals = totals.setdefault(pk, {})
+        add_records(agent_totals, records, config, evidence_seq=evidence_seq)
+        if undecayed(agent_totals, now_us, config):
+            fast[agent_id] = agent_totals
+        else:
+            slow.append(pk)
+    scores = score_from_totals(fast, now=now, config=store.config, weights=store.weights)
+    if slow:
+        history = agent_evidence(connection, slow, cache=store.evidence_cache)
+        if cache_updates is not None:
+            cache_updates.update(history)
+        for pk in slow:
+            agent_id = new_records[pk][0]
+            scores[agent_id] = store.score(agent_id, history[pk][1], now=now)
+            if pk in stale:
+                totals[pk] = totals_from_history(
+                    ((history[pk][0], record) for record in history[pk][1]), config
+                )
+    save_totals(connection, organisation_id, totals, key=key, replace=stale)
+    return scores
 
 
 def _stored_digests(
@@ -356,7 +425,8 @@ def _append_evidence(
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> None:
+) -> int:
+    """Append the rows to the organisation's chain; returns the seq of the last one."""
     head = connection.execute(
         select(EvidenceRow.row_hash)
         .where(EvidenceRow.organisation_id == organisation_id)
@@ -419,9 +489,17 @@ def _append_evidence(
         connection.exec_driver_sql(
             f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
         )
-        return
-    driver = connection.connection.driver_connection
-    assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+    else:
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        with (
+            driver.cursor() as cursor,
+            cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+    last = connection.execute(
+        select(func.max(EvidenceRow.seq)).where(EvidenceRow.organisation_id == organisation_id)
+    ).scalar_one()
+    assert last is not None
+    return int(last)
