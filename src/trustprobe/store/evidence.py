@@ -343,7 +343,8 @@ def ensure_agents(
 
 
 @cache
-def _evidence_adapter() -> TypeAdapter[Evidence]:
+def evidence_adapter() -> TypeAdapter[Evidence]:
+    """The one validator of stored evidence content, built once."""
     return TypeAdapter(Evidence)
 
 
@@ -358,7 +359,7 @@ def agent_evidence(
     for agent_pk in agent_pks:
         entry = None if cache is None else cache.get(agent_pk)
         stored[agent_pk] = (0, ()) if entry is None else entry
-    adapter = _evidence_adapter()
+    adapter = evidence_adapter()
     for chunk in chunks(sorted(agent_pks)):
         fresh: dict[int, list[Evidence]] = defaultdict(list)
         last: dict[int, int] = {}
