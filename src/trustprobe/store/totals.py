@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import Connection, delete, select, text
+from sqlalchemy import Connection, delete, select
 
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.store.database import chunks, member_of
@@ -129,13 +129,19 @@ def add_records(
     totals: AgentTotals, records: Iterable[Evidence], config: TrustConfig, *, evidence_seq: int
 ) -> None:
     """Count ``records`` (all of one agent, none counted before) into ``totals``."""
+    moments: dict[datetime, int] = {}  # records of a batch share few distinct times
+    touched = set()
     for record in records:
         total = totals.get(record.dimension)
         if total is None:
             total = totals[record.dimension] = DimensionTotal()
-        total.add(
-            item_reading(record, config), epoch_microseconds(record.observed_at), record.source
-        )
+        observed = moments.get(record.observed_at)
+        if observed is None:
+            observed = moments[record.observed_at] = epoch_microseconds(record.observed_at)
+        total.add(item_reading(record, config), observed, record.source)
+        touched.add(record.dimension)
+    for dimension in touched:
+        total = totals[dimension]
         total.evidence_seq = max(total.evidence_seq, evidence_seq)
 
 
@@ -182,7 +188,7 @@ def load_totals(
                 low_confidence=bool(low),
                 newest_us=newest,
                 oldest_scored_us=oldest,
-                origins=dict(json.loads(origins)),
+                origins={} if origins == _NO_ORIGINS else dict(json.loads(origins)),
                 evidence_seq=seq,
             )
     for pk in stale:
@@ -190,18 +196,30 @@ def load_totals(
     return found, stale
 
 
-_UPSERT = text(
-    "INSERT INTO score_totals (agent_pk, dimension, organisation_id, config_key, evidence_seq,"
-    " item_count, size_sum, raw_sum, low_confidence, newest_observed_us, oldest_scored_us,"
-    " origins) VALUES (:agent_pk, :dimension, :organisation_id, :config_key, :evidence_seq,"
-    " :item_count, :size_sum, :raw_sum, :low_confidence, :newest_observed_us,"
-    " :oldest_scored_us, :origins) ON CONFLICT (agent_pk, dimension) DO UPDATE SET"
-    " config_key = excluded.config_key, evidence_seq = excluded.evidence_seq,"
-    " item_count = excluded.item_count, size_sum = excluded.size_sum,"
-    " raw_sum = excluded.raw_sum, low_confidence = excluded.low_confidence,"
-    " newest_observed_us = excluded.newest_observed_us,"
-    " oldest_scored_us = excluded.oldest_scored_us, origins = excluded.origins"
+_TOTAL_COLUMNS = (
+    "agent_pk",
+    "dimension",
+    "organisation_id",
+    "config_key",
+    "evidence_seq",
+    "item_count",
+    "size_sum",
+    "raw_sum",
+    "low_confidence",
+    "newest_observed_us",
+    "oldest_scored_us",
+    "origins",
 )
+_NO_ORIGINS = "[]"
+
+
+def _upsert(paramstyle: str) -> str:
+    marks = ", ".join("?" if paramstyle == "qmark" else "%s" for _ in _TOTAL_COLUMNS)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in _TOTAL_COLUMNS[2:])
+    return (
+        f"INSERT INTO score_totals ({', '.join(_TOTAL_COLUMNS)}) VALUES ({marks})"
+        f" ON CONFLICT (agent_pk, dimension) DO UPDATE SET {updates}"
+    )
 
 
 def save_totals(
@@ -219,25 +237,27 @@ def save_totals(
             delete(ScoreTotalRow).where(member_of(connection, ScoreTotalRow.agent_pk, chunk))
         )
     rows = [
-        {
-            "agent_pk": pk,
-            "dimension": dimension.value,
-            "organisation_id": organisation_id,
-            "config_key": key,
-            "evidence_seq": total.evidence_seq,
-            "item_count": total.count,
-            "size_sum": total.size.text(),
-            "raw_sum": total.raw.text(),
-            "low_confidence": total.low_confidence,
-            "newest_observed_us": total.newest_us,
-            "oldest_scored_us": total.oldest_scored_us,
-            "origins": canonical_json(sorted(total.origins.items())),
-        }
+        (
+            pk,
+            dimension.value,
+            organisation_id,
+            key,
+            total.evidence_seq,
+            total.count,
+            total.size.text(),
+            total.raw.text(),
+            total.low_confidence,
+            total.newest_us,
+            total.oldest_scored_us,
+            canonical_json(sorted(total.origins.items())) if total.origins else _NO_ORIGINS,
+        )
         for pk, by_dimension in sorted(totals.items())
         for dimension, total in by_dimension.items()
     ]
+    # Straight to the driver's executemany: SQLAlchemy's per-row parameter processing would
+    # cost more than the upsert itself.
     if rows:
-        connection.execute(_UPSERT, rows)
+        connection.exec_driver_sql(_upsert(connection.dialect.paramstyle), rows)
 
 
 def agent_sources(totals: AgentTotals) -> list[ScoreSource]:
