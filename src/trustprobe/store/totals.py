@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import Connection, delete, select
+from sqlalchemy import Connection, delete, select, text
 
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.store.database import chunks, member_of
@@ -155,47 +155,6 @@ def totals_from_history(
     return totals
 
 
-def load_totals(
-    connection: Connection, agent_pks: Sequence[int], *, key: str
-) -> tuple[dict[int, AgentTotals], set[int]]:
-    """The stored totals of ``agent_pks`` made with ``key``; and the agents with other keys."""
-    found: dict[int, AgentTotals] = {}
-    stale: set[int] = set()
-    for chunk in chunks(sorted(agent_pks)):
-        rows = connection.execute(
-            select(
-                ScoreTotalRow.agent_pk,
-                ScoreTotalRow.dimension,
-                ScoreTotalRow.config_key,
-                ScoreTotalRow.evidence_seq,
-                ScoreTotalRow.item_count,
-                ScoreTotalRow.size_sum,
-                ScoreTotalRow.raw_sum,
-                ScoreTotalRow.low_confidence,
-                ScoreTotalRow.newest_observed_us,
-                ScoreTotalRow.oldest_scored_us,
-                ScoreTotalRow.origins,
-            ).where(member_of(connection, ScoreTotalRow.agent_pk, chunk))
-        )
-        for pk, dimension, row_key, seq, count, size, raw, low, newest, oldest, origins in rows:
-            if row_key != key:
-                stale.add(pk)
-                continue
-            found.setdefault(pk, {})[Dimension(dimension)] = DimensionTotal(
-                count=count,
-                size=ExactSum.from_text(size),
-                raw=ExactSum.from_text(raw),
-                low_confidence=bool(low),
-                newest_us=newest,
-                oldest_scored_us=oldest,
-                origins={} if origins == _NO_ORIGINS else dict(json.loads(origins)),
-                evidence_seq=seq,
-            )
-    for pk in stale:
-        found.pop(pk, None)
-    return found, stale
-
-
 _TOTAL_COLUMNS = (
     "agent_pk",
     "dimension",
@@ -211,6 +170,41 @@ _TOTAL_COLUMNS = (
     "origins",
 )
 _NO_ORIGINS = "[]"
+
+
+def load_totals(
+    connection: Connection, agent_pks: Sequence[int], *, key: str
+) -> tuple[dict[int, AgentTotals], set[int]]:
+    """The stored totals of ``agent_pks`` made with ``key``; and the agents with other keys."""
+    found: dict[int, AgentTotals] = {}
+    stale: set[int] = set()
+    dimensions = {d.value: d for d in DIMENSIONS}
+    columns = ", ".join(c for c in _TOTAL_COLUMNS if c != "organisation_id")
+    for chunk in chunks(sorted(agent_pks)):
+        # Straight from the driver: a batch reads a row per touched (agent, dimension), and
+        # SQLAlchemy's per-row result processing would cost more than the query.
+        rows = connection.execute(
+            select(text(columns))
+            .select_from(ScoreTotalRow)
+            .where(member_of(connection, ScoreTotalRow.agent_pk, chunk))
+        )
+        for pk, dimension, row_key, seq, count, size, raw, low, newest, oldest, origins in rows:
+            if row_key != key:
+                stale.add(pk)
+                continue
+            found.setdefault(pk, {})[dimensions[dimension]] = DimensionTotal(
+                count=count,
+                size=ExactSum.from_text(size),
+                raw=ExactSum.from_text(raw),
+                low_confidence=bool(low),
+                newest_us=newest,
+                oldest_scored_us=oldest,
+                origins={} if origins == _NO_ORIGINS else dict(json.loads(origins)),
+                evidence_seq=seq,
+            )
+    for pk in stale:
+        found.pop(pk, None)
+    return found, stale
 
 
 def _upsert(paramstyle: str) -> str:
