@@ -190,7 +190,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        last_seq = _append_evidence(
+        previous_seq, last_seq = _append_evidence(
             connection,
             organisation_id,
             agents,
@@ -207,6 +207,7 @@ def ingest_in_transaction(
             store,
             organisation_id=organisation_id,
             new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
+            previous_seq=previous_seq,
             evidence_seq=last_seq,
             now=now,
             cache_updates=cache_updates,
@@ -244,17 +245,19 @@ def rescore_agents(
     *,
     organisation_id: int,
     new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+    previous_seq: int,
     evidence_seq: int,
     now: datetime,
     cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
 ) -> dict[str, TrustScore]:
-    """Score each agent after its new records were appended (up to ``evidence_seq``).
+    """Score each agent after its new records were appended, under the organisation's lock.
 
-    The new records update the agents' running totals (totals.py). An agent whose totals can
-    give its score as of ``now`` is scored from them; any other (decay has begun, an item lies
-    after ``now``, totals made under other item-scoring settings) is scored from its whole
-    history, and its totals are rebuilt from that history when they were not current. Either
-    way the score equals ``store.score`` over the agent's whole history.
+    The organisation's rows before the batch end at ``previous_seq``, the batch's at
+    ``evidence_seq``. The new records update the agents' running totals (totals.py). An agent
+    whose totals can give its score as of ``now`` is scored from them; any other (decay has
+    begun, an item lies after ``now``, totals made under other item-scoring settings) is scored
+    from its whole history, and its totals are rebuilt from that history when they were not
+    current. Either way the score equals ``store.score`` over the agent's whole history.
     """
     config = store.config or TrustConfig()
     key = config_key(config)
@@ -274,15 +277,17 @@ def rescore_agents(
             slow.append(pk)
     scores = score_from_totals(fast, now=now, config=store.config, weights=store.weights)
     if slow:
-        history = agent_evidence(connection, slow, cache=store.evidence_cache)
-        if cache_updates is not None:
-            cache_updates.update(history)
+        # The new records are at hand: only the rows before them are read (through the cache).
+        prior = agent_evidence(connection, slow, cache=store.evidence_cache, up_to=previous_seq)
         for pk in slow:
-            agent_id = new_records[pk][0]
-            scores[agent_id] = store.score(agent_id, history[pk][1], now=now)
+            agent_id, records = new_records[pk]
+            history = (*prior[pk][1], *records)
+            if cache_updates is not None:
+                cache_updates[pk] = (evidence_seq, history)
+            scores[agent_id] = store.score(agent_id, history, now=now)
             if pk in stale:
                 totals[pk] = totals_from_history(
-                    ((history[pk][0], record) for record in history[pk][1]), config
+                    ((evidence_seq, record) for record in history), config
                 )
     save_totals(connection, organisation_id, totals, key=key, replace=stale)
     return scores
@@ -349,11 +354,17 @@ def evidence_adapter() -> TypeAdapter[Evidence]:
 
 
 def agent_evidence(
-    connection: Connection, agent_pks: Sequence[int], *, cache: EvidenceCache | None = None
+    connection: Connection,
+    agent_pks: Sequence[int],
+    *,
+    cache: EvidenceCache | None = None,
+    up_to: int | None = None,
 ) -> dict[int, tuple[int, tuple[Evidence, ...]]]:
     """Each agent's stored evidence in sequence order, with the seq of its last row (0: none).
 
     With ``cache`` the cached records are the start and only the rows appended since are read.
+    With ``up_to`` only rows up to that seq are read (the cache never holds later ones for an
+    agent whose organisation is locked and whose rows after ``up_to`` are not committed yet).
     """
     stored: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
     for agent_pk in agent_pks:
@@ -368,6 +379,7 @@ def agent_evidence(
             .where(
                 member_of(connection, EvidenceRow.agent_pk, chunk),
                 EvidenceRow.seq > min(stored[pk][0] for pk in chunk),
+                *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
             )
             .order_by(EvidenceRow.seq)
         )
@@ -426,15 +438,18 @@ def _append_evidence(
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> int:
-    """Append the rows to the organisation's chain; returns the seq of the last one."""
+) -> tuple[int, int]:
+    """Append the rows to the organisation's chain.
+
+    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    """
     head = connection.execute(
-        select(EvidenceRow.row_hash)
+        select(EvidenceRow.seq, EvidenceRow.row_hash)
         .where(EvidenceRow.organisation_id == organisation_id)
         .order_by(EvidenceRow.seq.desc())
         .limit(1)
-    ).scalar_one_or_none()
-    prev_hash = GENESIS if head is None else head
+    ).one_or_none()
+    prev_hash = GENESIS if head is None else head.row_hash
     hashes = evidence_link_hashes(
         prev_hash,
         (item.content for item in accepted),
@@ -503,4 +518,4 @@ def _append_evidence(
         select(func.max(EvidenceRow.seq)).where(EvidenceRow.organisation_id == organisation_id)
     ).scalar_one()
     assert last is not None
-    return int(last)
+    return (0 if head is None else int(head.seq)), int(last)
