@@ -14,6 +14,8 @@ from trustprobe.store import TrustStore, open_store
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 # Dependants first. DELETE beats TRUNCATE on tables this small (TRUNCATE swaps files).
 TABLES = (
+    "score_totals",
+    "rate_buckets",
     "reviews",
     "score_history",
     "evidence",
@@ -69,8 +71,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TrustStore
         with opened.engine.begin() as connection:
             for table in TABLES:
                 connection.execute(text(f"DELETE FROM {table}"))
-                connection.execute(
-                    text(f"ALTER SEQUENCE {table}_{SEQUENCES[table]}_seq RESTART WITH 1")
-                )
+                if table in SEQUENCES:
+                    connection.execute(
+                        text(f"ALTER SEQUENCE {table}_{SEQUENCES[table]}_seq RESTART WITH 1")
+                    )
     yield opened
     opened.close()

@@ -16,11 +16,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import OperationalError
 
 from tests.guards import unavailable
 from trustprobe.store import EvidenceSource, TrustStore, ingest_evidence, open_store
+from trustprobe.store.database import create_store_engine
+from trustprobe.store.migration import MIGRATIONS
 from trustprobe.store.schema import ReviewRow, TransitionRow
 from trustprobe.trust import Evidence
 
@@ -120,3 +124,16 @@ def history_rows(store: TrustStore) -> tuple[list[tuple[Any, ...]], list[tuple[A
         transitions = connection.execute(select(TransitionRow).order_by(TransitionRow.seq))
         reviews = connection.execute(select(ReviewRow).order_by(ReviewRow.id))
         return [tuple(row) for row in transitions], [tuple(row) for row in reviews]
+
+
+def run_alembic(url: str, action: str, revision: str) -> None:
+    """Run alembic's ``upgrade`` or ``downgrade`` to ``revision`` on the store at ``url``."""
+    engine = create_store_engine(url)
+    try:
+        with engine.begin() as connection:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.attributes["connection"] = connection
+            getattr(command, action)(config, revision)
+    finally:
+        engine.dispose()

@@ -8,6 +8,10 @@ from tests.store.records import eval_record, parsed
 from trustprobe.store import EvidenceSource, TrustStore, canonical_score, ingest_evidence
 from trustprobe.store.evidence_cache import EvidenceCache
 
+# Eight days old: decay (after a 7-day grace) has begun, so rescoring reads the whole history,
+# through the cache, instead of the running totals. One day of decay costs 0.1 / 7 points.
+OLD = NOW - timedelta(days=8)
+
 
 def test_cache_keeps_newest_entries_and_evicts_least_used() -> None:
     records = tuple(
@@ -31,12 +35,12 @@ def test_a_second_process_sees_evidence_added_by_another(store: TrustStore) -> N
     ):
         ingest_evidence(
             handle,
-            parsed(eval_record(evidence_id, "alpha", "accuracy", score, observed_at=NOW)),
+            parsed(eval_record(evidence_id, "alpha", "accuracy", score, observed_at=OLD)),
             organisation="acme",
             now=NOW + timedelta(minutes=minute),
             source=EvidenceSource.API,
         )
-    # mean(80, 60, 70) = 70 → 700: the first handle's cache picked up e2 from the database
+    # mean(80, 60, 70) − 0.014 = 69.986 → 700: the first handle's cache read e2 from the database
     assert canonical_score(store, organisation="acme", agent_id="alpha").score.composite == 700
     (_seq, cached) = store.evidence_cache.get(1) or (0, ())
     assert [record.id for record in cached] == ["e1", "e2", "e3"]
@@ -45,17 +49,18 @@ def test_a_second_process_sees_evidence_added_by_another(store: TrustStore) -> N
 def test_a_rolled_back_ingestion_leaves_the_cache_alone(store: TrustStore) -> None:
     ingest_evidence(
         store,
-        parsed(eval_record("e1", "alpha", "accuracy", 80, observed_at=NOW)),
+        parsed(eval_record("e1", "alpha", "accuracy", 80, observed_at=OLD)),
         organisation="acme",
         now=NOW,
         source=EvidenceSource.API,
     )
     before = store.evidence_cache.get(1)
+    assert before is not None
     broken = TrustStore(store.engine, weights=object(), evidence_cache=store.evidence_cache)  # type: ignore[arg-type]
     with contextlib.suppress(Exception):
         ingest_evidence(
             broken,
-            parsed(eval_record("e2", "alpha", "accuracy", 10, observed_at=NOW)),
+            parsed(eval_record("e2", "alpha", "accuracy", 10, observed_at=OLD)),
             organisation="acme",
             now=NOW,
             source=EvidenceSource.API,

@@ -26,6 +26,7 @@ TABLES = {
     "rate_buckets",
     "reviews",
     "score_history",
+    "score_totals",
 }
 
 

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from tests.importers.fixtures import GARAK_REPORT, INSPECT_LOG, PROMPTFOO_RESULTS, run
 from tests.store.conftest import NOW
+from tests.store.databases import run_alembic
 from tests.store.records import eval_record, parsed
 from trustprobe.importers import builtin_family_mapping, import_results
 from trustprobe.store import (
@@ -24,21 +23,8 @@ from trustprobe.store import (
     stored_runs,
     verify_store,
 )
-from trustprobe.store.migration import MIGRATIONS
 
 SOURCE_COLUMNS = {"source_tool", "source_run_id", "source_file_sha256"}
-
-
-def _alembic(url: str, action: str, revision: str) -> None:
-    engine = create_store_engine(url)
-    try:
-        with engine.begin() as connection:
-            config = Config()
-            config.set_main_option("script_location", str(MIGRATIONS))
-            config.attributes["connection"] = connection
-            getattr(command, action)(config, revision)
-    finally:
-        engine.dispose()
 
 
 def test_0002_adds_source_columns_and_keeps_existing_evidence(database_url: str) -> None:
@@ -51,13 +37,13 @@ def test_0002_adds_source_columns_and_keeps_existing_evidence(database_url: str)
         source=EvidenceSource.CLI,
     )
     store.close()
-    _alembic(database_url, "downgrade", "0001_initial")
+    run_alembic(database_url, "downgrade", "0001_initial")
     engine = create_store_engine(database_url)
     columns = {c["name"] for c in inspect(engine).get_columns("evidence")}
     engine.dispose()
     assert not columns & SOURCE_COLUMNS
 
-    _alembic(database_url, "upgrade", "head")
+    run_alembic(database_url, "upgrade", "head")
     store = open_store(database_url)
     try:
         with store.engine.connect() as connection:

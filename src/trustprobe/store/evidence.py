@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -22,7 +22,25 @@ from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
-from trustprobe.trust import Evidence, check_observed_in_time, evidence_canonical_json
+from trustprobe.store.totals import (
+    AgentTotals,
+    add_records,
+    config_key,
+    load_totals,
+    save_totals,
+    score_from_totals,
+    totals_from_history,
+    undecayed,
+)
+from trustprobe.trust import (
+    Evidence,
+    TrustConfig,
+    TrustScore,
+    check_now,
+    check_observed_in_time,
+    epoch_microseconds,
+    evidence_canonical_json,
+)
 
 
 @dataclass(frozen=True)
@@ -172,8 +190,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        prior = agent_evidence(connection, list(agents.values()), cache=store.evidence_cache)
-        _append_evidence(
+        previous_seq, last_seq = _append_evidence(
             connection,
             organisation_id,
             agents,
@@ -185,13 +202,16 @@ def ingest_in_transaction(
         new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
-        full = {
-            agents[agent_id]: (*prior[agents[agent_id]][1], *records)
-            for agent_id, records in new_by_agent.items()
-        }
-        if cache_updates is not None:
-            last = last_evidence_seqs(connection, list(full))
-            cache_updates.update({pk: (last[pk], records) for pk, records in full.items()})
+        scores = rescore_agents(
+            connection,
+            store,
+            organisation_id=organisation_id,
+            new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
+            previous_seq=previous_seq,
+            evidence_seq=last_seq,
+            now=now,
+            cache_updates=cache_updates,
+        )
         appended = append_transitions(
             connection,
             store,
@@ -200,7 +220,7 @@ def ingest_in_transaction(
                 Rescore(
                     agent_pk=agents[agent_id],
                     agent_id=agent_id,
-                    score=store.score(agent_id, full[agents[agent_id]], now=now),
+                    score=scores[agent_id],
                     trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
                 )
                 for agent_id in sorted(new_by_agent)
@@ -217,6 +237,60 @@ def ingest_in_transaction(
         transitions=transitions,
         pending_reviews=reviews,
     )
+
+
+def rescore_agents(
+    connection: Connection,
+    store: TrustStore,
+    *,
+    organisation_id: int,
+    new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+    previous_seq: int,
+    evidence_seq: int,
+    now: datetime,
+    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+) -> dict[str, TrustScore]:
+    """Score each agent after its new records were appended, under the organisation's lock.
+
+    The organisation's rows before the batch end at ``previous_seq``, the batch's at
+    ``evidence_seq``. The new records update the agents' running totals (totals.py). An agent
+    whose totals can give its score as of ``now`` is scored from them; any other (decay has
+    begun, an item lies after ``now``, totals made under other item-scoring settings) is scored
+    from its whole history, and its totals are rebuilt from that history when they were not
+    current. Either way the score equals ``store.score`` over the agent's whole history.
+    """
+    config = store.config or TrustConfig()
+    key = config_key(config)
+    now_us = epoch_microseconds(check_now(now))
+    totals, stale = load_totals(connection, list(new_records), key=key)
+    fast: dict[str, AgentTotals] = {}
+    slow: list[int] = []
+    for pk, (agent_id, records) in new_records.items():
+        if pk in stale:
+            slow.append(pk)
+            continue
+        agent_totals = totals.setdefault(pk, {})
+        add_records(agent_totals, records, config, evidence_seq=evidence_seq)
+        if undecayed(agent_totals, now_us, config):
+            fast[agent_id] = agent_totals
+        else:
+            slow.append(pk)
+    scores = score_from_totals(fast, now=now, config=store.config, weights=store.weights)
+    if slow:
+        # The new records are at hand: only the rows before them are read (through the cache).
+        prior = agent_evidence(connection, slow, cache=store.evidence_cache, up_to=previous_seq)
+        for pk in slow:
+            agent_id, records = new_records[pk]
+            history = (*prior[pk][1], *records)
+            if cache_updates is not None:
+                cache_updates[pk] = (evidence_seq, history)
+            scores[agent_id] = store.score(agent_id, history, now=now)
+            if pk in stale:
+                totals[pk] = totals_from_history(
+                    ((evidence_seq, record) for record in history), config
+                )
+    save_totals(connection, organisation_id, totals, key=key, replace=stale)
+    return scores
 
 
 def _stored_digests(
@@ -274,22 +348,29 @@ def ensure_agents(
 
 
 @cache
-def _evidence_adapter() -> TypeAdapter[Evidence]:
+def evidence_adapter() -> TypeAdapter[Evidence]:
+    """The one validator of stored evidence content, built once."""
     return TypeAdapter(Evidence)
 
 
 def agent_evidence(
-    connection: Connection, agent_pks: Sequence[int], *, cache: EvidenceCache | None = None
+    connection: Connection,
+    agent_pks: Sequence[int],
+    *,
+    cache: EvidenceCache | None = None,
+    up_to: int | None = None,
 ) -> dict[int, tuple[int, tuple[Evidence, ...]]]:
     """Each agent's stored evidence in sequence order, with the seq of its last row (0: none).
 
     With ``cache`` the cached records are the start and only the rows appended since are read.
+    With ``up_to`` only rows up to that seq are read (the cache never holds later ones for an
+    agent whose organisation is locked and whose rows after ``up_to`` are not committed yet).
     """
     stored: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
     for agent_pk in agent_pks:
         entry = None if cache is None else cache.get(agent_pk)
         stored[agent_pk] = (0, ()) if entry is None else entry
-    adapter = _evidence_adapter()
+    adapter = evidence_adapter()
     for chunk in chunks(sorted(agent_pks)):
         fresh: dict[int, list[Evidence]] = defaultdict(list)
         last: dict[int, int] = {}
@@ -298,6 +379,7 @@ def agent_evidence(
             .where(
                 member_of(connection, EvidenceRow.agent_pk, chunk),
                 EvidenceRow.seq > min(stored[pk][0] for pk in chunk),
+                *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
             )
             .order_by(EvidenceRow.seq)
         )
@@ -356,14 +438,18 @@ def _append_evidence(
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> None:
+) -> tuple[int, int]:
+    """Append the rows to the organisation's chain.
+
+    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    """
     head = connection.execute(
-        select(EvidenceRow.row_hash)
+        select(EvidenceRow.seq, EvidenceRow.row_hash)
         .where(EvidenceRow.organisation_id == organisation_id)
         .order_by(EvidenceRow.seq.desc())
         .limit(1)
-    ).scalar_one_or_none()
-    prev_hash = GENESIS if head is None else head
+    ).one_or_none()
+    prev_hash = GENESIS if head is None else head.row_hash
     hashes = evidence_link_hashes(
         prev_hash,
         (item.content for item in accepted),
@@ -419,9 +505,17 @@ def _append_evidence(
         connection.exec_driver_sql(
             f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
         )
-        return
-    driver = connection.connection.driver_connection
-    assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+    else:
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        with (
+            driver.cursor() as cursor,
+            cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+    last = connection.execute(
+        select(func.max(EvidenceRow.seq)).where(EvidenceRow.organisation_id == organisation_id)
+    ).scalar_one()
+    assert last is not None
+    return (0 if head is None else int(head.seq)), int(last)

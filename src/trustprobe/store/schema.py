@@ -207,3 +207,26 @@ class RateBucketRow(Base):
     full_at: Mapped[float] = mapped_column(Double, index=True)
     # Whether the last attempt got a token (RETURNING cannot see the row before the update).
     allowed: Mapped[bool] = mapped_column(Boolean)
+
+
+class ScoreTotalRow(Base):
+    """Running totals of one (agent, dimension): what rescoring needs without the evidence.
+
+    Written in the transaction that appends the evidence they sum (docs/store.md, "Running
+    totals"); ``db verify`` recomputes them from the evidence.
+    """
+
+    __tablename__ = "score_totals"
+
+    agent_pk: Mapped[int] = mapped_column(ForeignKey("agents.id"), primary_key=True)
+    dimension: Mapped[str] = mapped_column(String(40), primary_key=True)
+    organisation_id: Mapped[int] = mapped_column(ForeignKey("organisations.id"), index=True)
+    config_key: Mapped[str] = mapped_column(String(64))
+    evidence_seq: Mapped[int] = mapped_column(SequenceKey)
+    item_count: Mapped[int] = mapped_column(BigInteger)
+    size_sum: Mapped[str] = mapped_column(Text)
+    raw_sum: Mapped[str] = mapped_column(Text)
+    low_confidence: Mapped[bool] = mapped_column(Boolean)
+    newest_observed_us: Mapped[int] = mapped_column(BigInteger)
+    oldest_scored_us: Mapped[int | None] = mapped_column(BigInteger)
+    origins: Mapped[str] = mapped_column(Text)

@@ -8,6 +8,7 @@ reported as a break of the chain or row it belongs to, never raised. Timestamps 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Row, String, func, select, type_coerce
 
-from trustprobe.formats import sha256_hex
+from trustprobe.formats import STORED_CONTEXT, sha256_hex
 from trustprobe.store.chains import (
     GENESIS,
     ReviewHolder,
@@ -27,6 +28,7 @@ from trustprobe.store.chains import (
     transition_envelope,
 )
 from trustprobe.store.database import read_transaction
+from trustprobe.store.evidence import evidence_adapter
 from trustprobe.store.models import ChainBreak, ChainHead, VerifyReport
 from trustprobe.store.schema import (
     AgentRow,
@@ -36,6 +38,14 @@ from trustprobe.store.schema import (
     TransitionRow,
 )
 from trustprobe.store.store import TrustStore
+from trustprobe.store.totals import (
+    AgentTotals,
+    DimensionTotal,
+    add_records,
+    config_key,
+    load_totals,
+)
+from trustprobe.trust import TrustConfig
 
 STREAM_BATCH = 5000
 _STORED_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?")
@@ -204,6 +214,20 @@ class _Walk:
     unreviewed: dict[int, str]
     breaks: list[ChainBreak]
     counts: dict[str, int]
+    config: TrustConfig
+    totals: dict[int, AgentTotals] = dataclasses.field(default_factory=dict)
+    """Running totals recomputed from the evidence rows read."""
+
+    def count_item(self, agent_pk: int, seq: int, content: str) -> None:
+        """Add one evidence row to the recomputed totals.
+
+        Content that does not parse is left to the chain check, which reports the edit.
+        """
+        try:
+            record = evidence_adapter().validate_json(content, context={STORED_CONTEXT: True})
+        except ValueError:
+            return
+        add_records(self.totals.setdefault(agent_pk, {}), (record,), self.config, evidence_seq=seq)
 
     def chain(self, key: tuple[str, int], name: str) -> _Chain:
         if key not in self.chains:
@@ -225,8 +249,17 @@ def verify_store(store: TrustStore) -> VerifyReport:
                 )
             },
         )
-        walk = _Walk(directory, {}, {}, {}, [], {"evidence": 0, "transitions": 0, "reviews": 0})
+        walk = _Walk(
+            directory,
+            {},
+            {},
+            {},
+            [],
+            {"evidence": 0, "transitions": 0, "reviews": 0},
+            store.config or TrustConfig(),
+        )
         _verify_evidence(connection, walk)
+        _verify_totals(connection, walk)
         _verify_history(connection, walk)
         _verify_reviews(connection, walk)
     breaks = [c.first_break for c in walk.chains.values() if c.first_break is not None]
@@ -273,6 +306,8 @@ def _verify_evidence(connection: Connection, walk: _Walk) -> None:
         )
         agent_id, _ = walk.directory.agent(row.agent_pk)
         extra = walk.directory.agent_problem(row.agent_pk, row.organisation_id)
+        # Totals follow the hashed content; a broken column is the chain check's to report.
+        walk.count_item(row.agent_pk, row.seq, row.content)
         try:
             received_at = _parse_time(row.received_at, "received_at")
             observed_at = _parse_time(row.observed_at, "observed_at")
@@ -291,6 +326,70 @@ def _verify_evidence(connection: Connection, walk: _Walk) -> None:
         if not extra and agent_id is not None:
             extra = _evidence_columns_problem(row, agent_id, observed_at)
         chain.check(row.seq, row.prev_hash, row.row_hash, expected, extra)
+
+
+def _verify_totals(connection: Connection, walk: _Walk) -> None:
+    """Compare the stored running totals with the ones recomputed from the evidence.
+
+    Totals made under other item-scoring settings are left alone: the next rescoring of their
+    agent rebuilds them from its history. A missing or different row is reported, unless the
+    organisation's evidence chain is broken: that break is the finding, and it explains the rest.
+    """
+    broken = {
+        organisation_id
+        for (kind, organisation_id), chain in walk.chains.items()
+        if kind == "evidence" and chain.first_break is not None
+    }
+    key = config_key(walk.config)
+    stored, _other_settings = load_totals(connection, list(walk.directory.agents), key=key)
+    with_other_settings = set(_other_settings)
+    for agent_pk in sorted(set(stored) | set(walk.totals)):
+        agent_id, organisation_id = walk.directory.agent(agent_pk)
+        if agent_pk in with_other_settings or organisation_id in broken:
+            continue
+        who = f"agent {agent_id!r}" if agent_id is not None else f"agent key {agent_pk}"
+        if organisation_id is not None:
+            who += f" ({walk.directory.organisation(organisation_id)})"
+        found, expected = stored.get(agent_pk, {}), walk.totals.get(agent_pk, {})
+        for dimension in sorted(set(found) | set(expected)):
+            problem = _totals_problem(found.get(dimension), expected.get(dimension))
+            if problem:
+                row = found.get(dimension) or expected[dimension]
+                walk.breaks.append(
+                    ChainBreak(
+                        chain="totals",
+                        seq=row.evidence_seq,
+                        problem=f"running totals of {who}, {dimension.value}: {problem}",
+                    )
+                )
+
+
+def _totals_problem(found: DimensionTotal | None, expected: DimensionTotal | None) -> str:
+    if found is None:
+        return "missing, though the agent has evidence in this dimension"
+    if expected is None:
+        return "stored, though the agent has no evidence in this dimension"
+    if found.evidence_seq < expected.evidence_seq:
+        return (
+            f"evidence_seq {found.evidence_seq} is before the dimension's last evidence row "
+            f"{expected.evidence_seq}"
+        )
+    differ = [
+        name
+        for name, mine, theirs in (
+            ("item_count", found.count, expected.count),
+            ("size_sum", found.size.text(), expected.size.text()),
+            ("raw_sum", found.raw.text(), expected.raw.text()),
+            ("low_confidence", found.low_confidence, expected.low_confidence),
+            ("newest_observed_us", found.newest_us, expected.newest_us),
+            ("oldest_scored_us", found.oldest_scored_us, expected.oldest_scored_us),
+            ("origins", found.origins, expected.origins),
+        )
+        if mine != theirs
+    ]
+    if differ:
+        return f"{', '.join(differ)} disagree with the evidence rows (the row was edited)"
+    return ""
 
 
 def _verify_history(connection: Connection, walk: _Walk) -> None:

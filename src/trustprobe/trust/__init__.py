@@ -5,15 +5,23 @@ Pure functions (``now`` is always a parameter); the only I/O is in the explicit 
 :func:`resolve_weights`). Every formula is in docs/trust.md.
 """
 
-from trustprobe.trust.batch import EvidenceTable, compute_trust_scores
-from trustprobe.trust.composite import compute_trust_score, tier_for
+from trustprobe.trust.batch import (
+    ITEM_SCORING_FIELDS,
+    EvidenceTable,
+    ReadingGrid,
+    compute_trust_scores,
+    score_grid,
+)
+from trustprobe.trust.composite import check_now, compute_trust_score, tier_for
 from trustprobe.trust.config import TrustConfig, load_trust_config
-from trustprobe.trust.decay import decayed_score
+from trustprobe.trust.decay import decayed_score, epoch_microseconds, overdue_days
 from trustprobe.trust.dimension_scores import (
     OPERATIONAL_FUNCTIONS,
     DimensionReading,
+    ExactSum,
     ItemReading,
     item_reading,
+    reading_from_sums,
 )
 from trustprobe.trust.dimensions import (
     DIMENSION_WEIGHTS,
@@ -59,7 +67,7 @@ from trustprobe.trust.score import (
     TierMargin,
     TrustScore,
 )
-from trustprobe.trust.sources import score_sources
+from trustprobe.trust.sources import counted_score_sources, score_sources
 from trustprobe.trust.tiers import Tier
 from trustprobe.trust.weights import (
     WEIGHTS_OVERRIDE_ENV,
@@ -83,6 +91,8 @@ __all__ = [
     "Evidence",
     "EvidenceOrigin",
     "EvidenceTable",
+    "ExactSum",
+    "ITEM_SCORING_FIELDS",
     "ItemReading",
     "JuryEvidence",
     "JuryVerdict",
@@ -92,6 +102,7 @@ __all__ = [
     "ObservedAt",
     "OperationalEvidence",
     "OperationalRule",
+    "ReadingGrid",
     "ScoreInterval",
     "ScoreSource",
     "SecurityGate",
@@ -103,11 +114,14 @@ __all__ = [
     "WEIGHT_SUM_TOLERANCE",
     "WeightSet",
     "WeightSumError",
+    "check_now",
     "check_observed_in_time",
     "check_weight_sum",
     "compute_trust_score",
     "compute_trust_scores",
+    "counted_score_sources",
     "decayed_score",
+    "epoch_microseconds",
     "evidence_canonical_json",
     "evidence_from_report",
     "item_reading",
@@ -116,11 +130,14 @@ __all__ = [
     "load_evidence",
     "load_trust_config",
     "merge_weights",
+    "overdue_days",
     "parse_evidence",
+    "reading_from_sums",
     "render_trust_html",
     "report_created_at",
     "report_digest",
     "resolve_weights",
+    "score_grid",
     "score_sources",
     "tier_for",
     "write_trust_html",

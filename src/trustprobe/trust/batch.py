@@ -2,14 +2,15 @@
 
 The result equals :func:`~trustprobe.trust.composite.compute_trust_score` agent by agent.
 
-Exactness: every floating-point operation happens in the same order as in the per-agent path.
-Items of one (agent, dimension) are summed sequentially in id order, which is why the sums are
-built column by column (``_sequential_group_sums``) rather than with ``np.add.reduceat``,
-whose pairwise summation would differ in the last bits and could flip a rounding.
+Exactness: every floating-point operation is the one the per-agent path makes. The sums over the
+items of one (agent, dimension) are exact sums rounded once (``math.fsum``, as in
+``combine_readings``), never ``np.add.reduceat``, whose pairwise summation would differ in the
+last bits and could flip a rounding.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,7 +30,7 @@ from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
 from trustprobe.trust.dimension_scores import item_reading
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence, EvidenceOrigin
-from trustprobe.trust.score import TrustScore
+from trustprobe.trust.score import ScoreSource, TrustScore
 from trustprobe.trust.sources import score_sources
 from trustprobe.trust.weights import WeightSet
 
@@ -188,33 +189,109 @@ def _deduplicate(table: EvidenceTable) -> tuple[IntArray, IntArray]:
     return first.astype(np.int64), np.arange(len(unique_ids), dtype=np.int64)
 
 
-def _sequential_group_sums(
+def _exact_group_sums(
     starts: IntArray, lengths: IntArray, columns: Sequence[FloatArray]
 ) -> list[FloatArray]:
-    """Per-group sums of each column, adding the rows of a group left to right.
+    """Per-group sums of each column, each the exact sum of its rows rounded once."""
+    bounds = list(zip(starts.tolist(), (starts + lengths).tolist(), strict=True))
+    sums = []
+    for column in columns:
+        values = column.tolist()
+        sums.append(
+            np.fromiter((math.fsum(values[a:b]) for a, b in bounds), np.float64, len(bounds))
+        )
+    return sums
 
-    Vectorised across groups: step ``j`` adds every group's ``j``-th row, so the work is
-    ``max(lengths)`` numpy operations whatever the number of groups.
+
+@dataclass(frozen=True, eq=False)
+class ReadingGrid:
+    """Dimension readings of many agents as agent × dimension grids (count 0: not covered)."""
+
+    count: IntArray
+    """Items per cell."""
+    score: FloatArray
+    """Decayed 0–100 score per cell."""
+    raw: FloatArray
+    """Score before decay per cell."""
+    standard_error: FloatArray
+    """Standard error per cell."""
+    freshest: IntArray
+    """Age in microseconds of the newest item per cell."""
+    low_confidence: BoolArray
+    """Whether a small jury is behind the cell."""
+
+    @classmethod
+    def empty(cls, n_agents: int) -> ReadingGrid:
+        """Grids of ``n_agents`` rows with nothing covered."""
+        shape = (n_agents, len(DIMENSIONS))
+        return cls(
+            count=np.zeros(shape, dtype=np.int64),
+            score=np.zeros(shape),
+            raw=np.zeros(shape),
+            standard_error=np.zeros(shape),
+            freshest=np.zeros(shape, dtype=np.int64),
+            low_confidence=np.zeros(shape, dtype=np.bool_),
+        )
+
+
+def score_grid(
+    agent_ids: Sequence[str],
+    grid: ReadingGrid,
+    *,
+    as_of: datetime,
+    evidence_counts: Sequence[int],
+    ignored_future: Sequence[int],
+    sources: Sequence[list[ScoreSource]],
+    config: TrustConfig,
+    weights: WeightSet,
+) -> dict[str, TrustScore]:
+    """Composite, gate and tiers of every agent of ``grid`` (row ``i`` is ``agent_ids[i]``).
+
+    The composite and its standard error are vectorised over the grid, in the per-agent path's
+    operation order; the rest is :func:`finalise_score`. Shared by :func:`compute_trust_scores`
+    and the store's incremental rescoring.
     """
-    by_length = np.argsort(-lengths, kind="stable")
-    ordered_starts = starts[by_length]
-    ordered_lengths = lengths[by_length]
-    sums = [np.zeros(len(starts)) for _ in columns]
-    longest = int(ordered_lengths[0]) if len(ordered_lengths) else 0
-    # active[j] = how many groups have more than j rows (a prefix, thanks to the sort).
-    active = len(ordered_lengths) - np.searchsorted(
-        ordered_lengths[::-1], np.arange(longest), side="right"
+    n_agents = len(agent_ids)
+    covered = grid.count > 0
+    total_weight = np.zeros(n_agents)
+    weighted = np.zeros(n_agents)
+    for code, d in enumerate(DIMENSIONS):
+        w = weights.weights[d]
+        total_weight += np.where(covered[:, code], w, 0.0)
+        weighted += np.where(covered[:, code], w * grid.score[:, code], 0.0)
+    has_weight = (total_weight > 0.0).tolist()
+    safe_total = np.where(total_weight > 0.0, total_weight, 1.0)
+    variance = np.zeros(n_agents)
+    grid_se = grid.standard_error
+    for code, d in enumerate(DIMENSIONS):
+        share = weights.weights[d] / safe_total
+        term = (share * share) * (grid_se[:, code] * grid_se[:, code])
+        variance += np.where(covered[:, code], term, 0.0)
+    composite = (10.0 * (weighted / safe_total)).tolist()
+    composite_se = (10.0 * np.sqrt(variance)).tolist()
+
+    rows_of = zip(
+        grid.score.tolist(),
+        grid.raw.tolist(),
+        grid.count.tolist(),
+        grid.freshest.tolist(),
+        grid.low_confidence.tolist(),
+        grid_se.tolist(),
+        strict=True,
     )
-    for j in range(longest):
-        count = int(active[j])
-        rows = ordered_starts[:count] + j
-        for total, column in zip(sums, columns, strict=True):
-            total[:count] += column[rows]
-    results = []
-    for total in sums:
-        out = np.empty_like(total)
-        out[by_length] = total
-        results.append(out)
+    results: dict[str, TrustScore] = {}
+    for code, (agent_id, row) in enumerate(zip(agent_ids, rows_of, strict=True)):
+        results[agent_id] = finalise_score(
+            agent_id,
+            as_of,
+            AgentReadings(*row),
+            (composite[code], composite_se[code]) if has_weight[code] else None,
+            evidence_count=evidence_counts[code],
+            ignored_future_count=ignored_future[code],
+            config=config,
+            weights=weights,
+            sources=sources[code],
+        )
     return results
 
 
@@ -269,7 +346,7 @@ def compute_trust_scores(
     boundary = np.flatnonzero(np.diff(group_key)) + 1
     starts = np.concatenate(([0], boundary)).astype(np.int64) if len(group_key) else boundary
     lengths = np.diff(np.concatenate((starts, [len(group_key)]))).astype(np.int64)
-    total, weighted_raw, weighted_decayed = _sequential_group_sums(
+    total, weighted_raw, weighted_decayed = _exact_group_sums(
         starts, lengths, (size, size * score, size * decayed)
     )
     group_agent, group_dimension = agent[starts], dimension[starts]
@@ -284,52 +361,18 @@ def compute_trust_scores(
     group_se = np.sqrt(np.maximum(shrunk * (100.0 - shrunk), 0.0) / n_adj)
 
     # Dense agent × dimension grids; uncovered cells add exact zeros, which change no sum.
-    shape = (n_agents, len(DIMENSIONS))
-    grid_count = np.zeros(shape, dtype=np.int64)
-    grid_score, grid_raw, grid_se = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    grid_fresh = np.zeros(shape, dtype=np.int64)
-    grid_low = np.zeros(shape, dtype=np.bool_)
+    grid = ReadingGrid.empty(n_agents)
     cells = (group_agent, group_dimension)
-    grid_count[cells], grid_score[cells], grid_raw[cells] = lengths, group_score, group_raw
-    grid_se[cells], grid_fresh[cells], grid_low[cells] = group_se, freshest, group_low
-    covered = grid_count > 0
-    total_weight = np.zeros(n_agents)
-    weighted = np.zeros(n_agents)
-    for code, d in enumerate(DIMENSIONS):
-        w = weights.weights[d]
-        total_weight += np.where(covered[:, code], w, 0.0)
-        weighted += np.where(covered[:, code], w * grid_score[:, code], 0.0)
-    has_weight = (total_weight > 0.0).tolist()
-    safe_total = np.where(total_weight > 0.0, total_weight, 1.0)
-    variance = np.zeros(n_agents)
-    for code, d in enumerate(DIMENSIONS):
-        share = weights.weights[d] / safe_total
-        term = (share * share) * (grid_se[:, code] * grid_se[:, code])
-        variance += np.where(covered[:, code], term, 0.0)
-    composite = (10.0 * (weighted / safe_total)).tolist()
-    composite_se = (10.0 * np.sqrt(variance)).tolist()
-
-    rows_of = zip(
-        grid_score.tolist(),
-        grid_raw.tolist(),
-        grid_count.tolist(),
-        grid_fresh.tolist(),
-        grid_low.tolist(),
-        grid_se.tolist(),
-        strict=True,
+    grid.count[cells], grid.score[cells], grid.raw[cells] = lengths, group_score, group_raw
+    grid.standard_error[cells], grid.freshest[cells] = group_se, freshest
+    grid.low_confidence[cells] = group_low
+    return score_grid(
+        table.agent_ids,
+        grid,
+        as_of=as_of,
+        evidence_counts=evidence_count.tolist(),
+        ignored_future=ignored_future.tolist(),
+        sources=[score_sources(origins.get(code, ())) for code in range(n_agents)],
+        config=config,
+        weights=weights,
     )
-    counts, futures = evidence_count.tolist(), ignored_future.tolist()
-    results: dict[str, TrustScore] = {}
-    for code, (agent_id, row) in enumerate(zip(table.agent_ids, rows_of, strict=True)):
-        results[agent_id] = finalise_score(
-            agent_id,
-            as_of,
-            AgentReadings(*row),
-            (composite[code], composite_se[code]) if has_weight[code] else None,
-            evidence_count=counts[code],
-            ignored_future_count=futures[code],
-            config=config,
-            weights=weights,
-            sources=score_sources(origins.get(code, ())),
-        )
-    return results

@@ -397,7 +397,6 @@ def compute_trust_score(
             origins.append((item.source, item.dimension))
     readings: dict[Dimension, DimensionReading] = {}
     for dimension, items in by_dimension.items():
-        items.sort(key=lambda entry: entry[0])  # id order: the batch path sums in the same order
         reading = combine_readings(((r, age) for _, r, age in items), config)
         if reading is not None:
             readings[dimension] = reading

@@ -28,5 +28,14 @@ def decayed_score(raw: float, age_microseconds: int, config: TrustConfig) -> flo
 
     Continuous: an item 7.5 days past the grace period loses 0.1 × 7.5 / 7 ≈ 0.107 points.
     """
-    overdue = max(age_days(age_microseconds) - config.decay_grace_days, 0.0)
+    overdue = overdue_days(age_microseconds, config)
     return max(raw - config.decay_points_per_week * (overdue / 7.0), 0.0)
+
+
+def overdue_days(age_microseconds: int, config: TrustConfig) -> float:
+    """Days of decay an item of this age has had: ``max(0, age_days − grace_days)``.
+
+    Non-decreasing in the age, so when the oldest item of a group has 0.0 every item has, and
+    :func:`decayed_score` returns each raw score unchanged.
+    """
+    return max(age_days(age_microseconds) - config.decay_grace_days, 0.0)

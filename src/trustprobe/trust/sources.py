@@ -15,8 +15,18 @@ def score_sources(used: Iterable[tuple[EvidenceOrigin, Dimension]]) -> list[Scor
     Both scoring paths (one agent, and the batch) call this with the items they kept, so the
     explanation is the same whichever computed it.
     """
+    return counted_score_sources((origin, dimension, 1) for origin, dimension in used)
+
+
+def counted_score_sources(
+    used: Iterable[tuple[EvidenceOrigin, Dimension, int]],
+) -> list[ScoreSource]:
+    """:func:`score_sources` from (origin, dimension, number of items) triples.
+
+    The store's running totals keep a count per origin rather than one entry per item.
+    """
     runs: dict[tuple[str, str, str, str, str], tuple[set[str], set[Dimension], list[int]]] = {}
-    for origin, dimension in used:
+    for origin, dimension, items in used:
         key = (
             origin.tool,
             origin.tool_version or "",
@@ -28,7 +38,7 @@ def score_sources(used: Iterable[tuple[EvidenceOrigin, Dimension]]) -> list[Scor
         if origin.family is not None:
             families.add(origin.family)
         dimensions.add(dimension)
-        count[0] += 1
+        count[0] += items
     return [
         ScoreSource(
             tool=tool,

@@ -1,7 +1,7 @@
 """Request token buckets kept in the store, so every service worker shares one limit.
 
 Revision ID: 0005_rate_buckets
-Revises: 0003_evidence_source
+Revises: 0004_score_totals
 Create Date: 2026-11-25
 
 One row per API key or client address, updated atomically by each request (see
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_rate_buckets"
-down_revision = "0003_evidence_source"
+down_revision = "0004_score_totals"
 branch_labels = None
 depends_on = None
 
