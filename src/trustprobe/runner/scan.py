@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -184,19 +185,20 @@ async def _start_session(
         sessions=[RunSession(started_at=started)],
     )
     write_manifest(run_dir, manifest)
-    return await _run_session(
-        config,
-        probes,
-        run_dir,
-        manifest,
-        target,
-        done=set(),
-        warnings=[],
-        detector=detector,
-        progress=progress,
-        stop=stop,
-        now=now,
-    )
+    with _failed_on_error(run_dir, manifest, now):
+        return await _session(
+            config,
+            probes,
+            run_dir,
+            manifest,
+            target,
+            done=set(),
+            warnings=[],
+            detector=detector,
+            progress=progress,
+            stop=stop,
+            now=now,
+        )
 
 
 async def resume_scan(
@@ -272,41 +274,29 @@ async def _resume_session(
         }
     )
     write_manifest(run_dir, manifest)
-    return await _run_session(
-        config,
-        probes,
-        run_dir,
-        manifest,
-        target,
-        done={r.key for r in records},
-        warnings=contents.warnings,
-        detector=detector,
-        progress=progress,
-        stop=stop,
-        now=now,
-    )
-
-
-async def _run_session(
-    config: ScanConfig,
-    probes: list[Probe],
-    run_dir: Path,
-    manifest: RunManifest,
-    target: Target,
-    *,
-    done: set[tuple[str, int]],
-    warnings: list[str],
-    detector: Detector,
-    progress: ProgressListener | None,
-    stop: asyncio.Event | None,
-    now: Callable[[], datetime],
-) -> ScanResult:
-    """Run a session; an error on the way still leaves ``run.json`` final (``failed``)."""
-    try:
+    with _failed_on_error(run_dir, manifest, now):
         return await _session(
-            config, probes, run_dir, manifest, target, done=done, warnings=warnings,
-            detector=detector, progress=progress, stop=stop, now=now,
-        )  # fmt: skip
+            config,
+            probes,
+            run_dir,
+            manifest,
+            target,
+            done={r.key for r in records},
+            warnings=contents.warnings,
+            detector=detector,
+            progress=progress,
+            stop=stop,
+            now=now,
+        )
+
+
+@contextmanager
+def _failed_on_error(
+    run_dir: Path, manifest: RunManifest, now: Callable[[], datetime]
+) -> Iterator[None]:
+    """An error in the session still leaves ``run.json`` final (``failed``)."""
+    try:
+        yield
     except Exception:
         write_manifest(
             run_dir, manifest.model_copy(update={"status": RunStatus.FAILED, "ended_at": now()})
