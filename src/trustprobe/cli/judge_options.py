@@ -95,9 +95,13 @@ class JudgeRequest:
                 raise InputError(f"--judge {self.kind} needs {name}", field=name)
         return True
 
-    def apply(self, report: Report, default_cache: Path) -> Report:
-        """``report`` with the judge's readings (call only when :meth:`wanted`)."""
+    def rewrite(self, report: Report, written: Path, default_cache: Path) -> Report:
+        """Judge the report written at ``written`` and write it back (only when :meth:`wanted`).
+
+        A streamed report holds its cases only in its file: they are read back from there.
+        """
         from trustprobe.judging import JudgeSettings, judge_report
+        from trustprobe.reports import read_report, write_report_json
         from trustprobe.scoring import LOW_CONFIDENCE
 
         assert self.base_url is not None and self.model is not None
@@ -108,4 +112,7 @@ class JudgeRequest:
             below=LOW_CONFIDENCE if self.below is None else self.below,
             cache_dir=self.cache or default_cache,
         )
-        return judge_report(report, settings, os.environ)
+        full = report if report.cases else read_report(written)
+        judged = judge_report(full, settings, os.environ)
+        write_report_json(judged, written)
+        return judged

@@ -36,7 +36,7 @@ from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.probes import BUILTIN
-from trustprobe.reports import print_summary, render_markdown, write_report_html, write_report_json
+from trustprobe.reports import print_summary, render_markdown, write_report_html
 from trustprobe.runner import (
     RunnerSettings,
     ScanConfig,
@@ -321,9 +321,8 @@ def scan(
     # The report's cases are only in its file: read back for the judge and the case views.
     report = result.summary
     if judged:
-        report = judging.apply(result.report, result.run_dir / CACHE_DIR_NAME)
         json_path, md_path = result.report_paths
-        write_report_json(report, json_path)
+        report = judging.rewrite(report, json_path, result.run_dir / CACHE_DIR_NAME)
         atomic_write_text(md_path, render_markdown(report))
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}")

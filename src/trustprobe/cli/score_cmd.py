@@ -161,19 +161,11 @@ def score(
 
 
 def _judge(report: Report, written: Path, judging: JudgeRequest, output: Path) -> Report:
-    """The report with the judge's opinions on its uncertain cases, rewritten; as is unasked.
-
-    A streamed report holds its cases only in its file: they are read back for the judge.
-    """
+    """The report with the judge's opinions on its uncertain cases, rewritten; as is unasked."""
     if not judging.wanted():
         return report
-    from trustprobe.reports import read_report, write_report_json
-
     folder = Path.cwd() if is_stdout(output) else output.parent
-    full = report if report.cases else read_report(written)
-    judged = judging.apply(full, folder / CACHE_DIR_NAME)
-    write_report_json(judged, written)
-    return judged
+    return judging.rewrite(report, written, folder / CACHE_DIR_NAME)
 
 
 def _write_case_views(report: Report, written: Path, html: Path | None, junit: Path | None) -> None:
