@@ -200,10 +200,10 @@ def test_score_all_keeps_signals_in_their_own_pass_even_for_a_large_run(
 
 
 def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
-    # 1 MiB of RE2 memory holds each of the built-in rules' sets but not a set of this long
+    # 1.25 MiB of RE2 memory holds each of the built-in rules' sets but not a set of this long
     # signal, which the joined pass gets with the detector's budget; on its own the probe's
     # signal set fits (it gets the default budget).
-    detector = Detector(builtin_rule_packs(), max_mem=1 << 20)
+    detector = Detector(builtin_rule_packs(), max_mem=5 << 18)
     long_signal = "[a-z]{1000}[0-9]{1000}[a-z]{1000}[0-9]{1000}[a-z]{1000}ZZ"
     probe = make_probe(0, signals={"unsafe": [long_signal]})
     scorer = Scorer(detector)
