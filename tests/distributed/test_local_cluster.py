@@ -14,7 +14,13 @@ from distributed import Client
 
 from tests.distributed.conftest import CREATED, in_process_report, score_on_cluster
 from trustprobe.detectors import RulePack
-from trustprobe.distributed import BlockText, DistributedRunError, ShardedRun, score_shards
+from trustprobe.distributed import (
+    BlockText,
+    DistributedRunError,
+    ShardedRun,
+    SpoolError,
+    score_shards,
+)
 from trustprobe.errors import InputError
 from trustprobe.observability import embedding as embedding_module
 from trustprobe.observability import sampling as sampling_module
@@ -114,6 +120,33 @@ def test_block_text_spooled_or_sent_gives_one_report(
     assert run.block_text is used
     assert output.read_text(encoding="utf-8") == expected_report
     assert _leftovers(tmp_path) == []  # the spool directory is gone
+
+
+def test_spool_removed_mid_run_fails_clearly_without_a_report(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "report.json"
+
+    def remove_the_spool(done: int, total: int) -> None:
+        for spool in tmp_path.glob(".report.json.blocks-*"):
+            shutil.rmtree(spool)
+
+    with pytest.raises(SpoolError, match=r"shard-00\d\.jsonl.*no report was written"):
+        _score(
+            client,
+            probes,
+            packs,
+            awkward_shards,
+            output,
+            block_records=41,
+            block_text=BlockText.FILES,
+            progress=remove_the_spool,
+        )
+    assert not output.exists() and _leftovers(tmp_path) == []
 
 
 def test_glob_and_listed_shards_and_block_sizes_give_one_report(

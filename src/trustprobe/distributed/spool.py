@@ -118,8 +118,9 @@ class Spool:
             found = path.stat().st_size
         except OSError as exc:
             raise SpoolError(
-                f"{what}: the client cannot read the text its worker wrote ({exc}); do the"
-                " workers share the output's directory? No report was written"
+                f"{what}: the client cannot read the text its worker wrote ({exc}): the"
+                " spool directory was removed, or the worker does not share it; no report was"
+                " written"
             ) from exc
         if found != size:
             raise SpoolError(
