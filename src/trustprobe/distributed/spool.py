@@ -84,25 +84,39 @@ class Spool:
             return
         parent = output.resolve().parent
         directory = Path(tempfile.mkdtemp(prefix=f".{output.name}.blocks-", dir=parent))
+        try:
+            blind = self._blind(client, directory)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        if blind:
+            shutil.rmtree(directory, ignore_errors=True)
+            if mode is BlockText.FILES:
+                raise SpoolError(
+                    f"{blind}, so block text cannot go through files there; send it with the"
+                    " results instead"
+                )
+            logger.info("block text sent with results: %s", blind)
+            return
+        logger.info("block text spooled through %s", directory)
+        self.directory = directory
+
+    @staticmethod
+    def _blind(client: Client, directory: Path) -> str | None:
+        """Why some worker cannot use ``directory``, or ``None`` when every worker sees it."""
         token = uuid.uuid4().hex
         marker = directory / _MARKER
         marker.write_text(token, encoding="ascii")
         seen: dict[str, bool] = client.run(_sees, str(marker), token)
         blind = sorted(worker for worker, sees in seen.items() if not sees)
-        if blind or not seen:
-            shutil.rmtree(directory, ignore_errors=True)
-            if mode is BlockText.FILES:
-                raise SpoolError(
-                    f"{len(blind)} of {len(seen)} workers do not see {parent} (first:"
-                    f" {blind[0] if blind else 'none'}); block text cannot go through files"
-                    " there: send it with the results instead"
-                )
-            logger.info(
-                "block text sent with results: %d workers do not see %s", len(blind), parent
+        if not seen:
+            return "no worker is connected to check it sees the output's directory"
+        if blind:
+            return (
+                f"{len(blind)} of {len(seen)} workers do not see {directory.parent}"
+                f" (first: {blind[0]})"
             )
-            return
-        logger.info("block text spooled through %s", directory)
-        self.directory = directory
+        return None
 
     def take(self, name: str, size: int, what: str) -> Path:
         """The spooled file ``name`` of a finished block, checked to hold ``size`` bytes.
