@@ -12,9 +12,11 @@ belongs to that measurement alone:
 * ``in-process`` (the baseline): ``stream_report``, exactly what ``trustprobe score`` runs,
   pinned to one core, on the first ``--small-shards`` shards (default 4, i.e. 400,000 cases;
   it streams, so its memory does not depend on that choice);
-* ``dask`` on the same small input: a ``LocalCluster`` of ``--workers`` (default 2) worker
-  processes with one thread each, then ``score_shards``. Client and scheduler share the same
-  two cores. Its report is checked to be byte-identical to the baseline's;
+* ``dask`` on the same small input, twice: a ``LocalCluster`` of ``--workers`` (default 2)
+  worker processes with one thread each, then ``score_shards`` with the blocks' text sent back
+  with their results (``BlockText.SEND``), and written by the workers to files beside the
+  output (``BlockText.FILES``, what a local cluster uses). Client and scheduler share the same
+  two cores. Each report is checked to be byte-identical to the baseline's;
 * ``dask`` on every shard (``--cases``): the peak RSS of each worker process, and of the
   client, against the small run's shows whether memory depends on the total.
 
@@ -103,13 +105,15 @@ def child_in_process(directory: Path, shards: int, output: Path) -> dict[str, An
     }
 
 
-def child_dask(directory: Path, shards: int, workers: int, output: Path) -> dict[str, Any]:
+def child_dask(
+    directory: Path, shards: int, workers: int, output: Path, block_text: str
+) -> dict[str, Any]:
     import logging
     from datetime import datetime
 
     from trustprobe.cli.collection import bulk_collection
     from trustprobe.detectors import builtin_rule_packs
-    from trustprobe.distributed import dask_client, score_shards
+    from trustprobe.distributed import BlockText, dask_client, score_shards
     from trustprobe.probes import builtin_probes
 
     logging.basicConfig(level=logging.INFO, format="    %(message)s", stream=sys.stderr)
@@ -132,12 +136,14 @@ def child_dask(directory: Path, shards: int, workers: int, output: Path) -> dict
             output=output,
             created_at=datetime.fromisoformat(CREATED),
             sources={"responses": [str(p) for p in paths]},
+            block_text=BlockText(block_text),
         )
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         worker_cpu_after = client.run(time.process_time)
         worker_peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return {
         "seconds": seconds,
+        "block_text": str(run.block_text),
         "cases": run.cases,
         "blocks": run.blocks,
         "client_peak_rss_mb": _peak_rss_mb(),
@@ -160,8 +166,8 @@ def _print_dask(result: dict[str, Any], shards: int, workers: int) -> None:
     peaks = ", ".join(f"{p:,.0f}" for p in result["worker_peak_rss_mb"])
     cpus = " + ".join(f"{c:.1f}" for c in result["worker_cpu_seconds"])
     print(
-        f"dask, {workers} workers, {result['cases']:,} cases in {shards} shards"
-        f" ({result['blocks']} blocks): {result['seconds']:.1f} s wall, "
+        f"dask, {workers} workers, block text {result['block_text']}, {result['cases']:,} cases"
+        f" in {shards} shards ({result['blocks']} blocks): {result['seconds']:.1f} s wall, "
         f"{result['cases'] / result['seconds']:,.0f} cases/s; CPU: workers {cpus} s, client and"
         f" scheduler {result['client_cpu_seconds']:.1f} s; peak RSS: workers {peaks} MB, client"
         f" {result['client_peak_rss_mb']:,.0f} MB; load average after {result['load_average']:.1f}"
@@ -206,27 +212,34 @@ def main() -> None:
         size_mb = sum(p.stat().st_size for p in inputs) / 2**20
         kind = "Parquet" if inputs[0].suffix == ".parquet" else "JSONL"
         print(f"input: {size_mb:,.0f} MiB of {kind}")
-        bases, smalls = [], []
-        # Alternate the two on the same input, so a busy spell on a shared machine hits both.
+        bases: list[dict[str, Any]] = []
+        smalls: dict[str, list[dict[str, Any]]] = {"send": [], "files": []}
+        # Alternate them on the same input, so a busy spell on a shared machine hits each.
         for _ in range(options.rounds):
             base = _child("in-process", str(data), str(small), str(scratch / "in-process.json"))
             _print_in_process(base)
             bases.append(base)
-            result = _child("dask", str(data), str(small), workers, str(scratch / "small.json"))
-            _print_dask(result, small, options.workers)
-            smalls.append(result)
-        full = _child("dask", str(data), str(options.shards), workers, str(scratch / "full.json"))
+            for mode, runs in smalls.items():
+                out = str(scratch / f"small-{mode}.json")
+                result = _child("dask", str(data), str(small), workers, out, mode)
+                _print_dask(result, small, options.workers)
+                runs.append(result)
+        out = str(scratch / "full.json")
+        full = _child("dask", str(data), str(options.shards), workers, out, "auto")
         _print_dask(full, options.shards, options.workers)
 
         base = min(bases, key=lambda r: r["seconds"])
-        best = min(smalls, key=lambda r: r["seconds"])
-        print(
-            f"speed-up at {base['cases']:,} cases, {options.workers} workers vs 1 in-process "
-            f"core, best of {options.rounds} each: {base['seconds'] / best['seconds']:.2f}x wall"
-        )
+        best = {mode: min(runs, key=lambda r: r["seconds"]) for mode, runs in smalls.items()}
+        for mode, run in best.items():
+            print(
+                f"speed-up at {base['cases']:,} cases, {options.workers} workers (block text"
+                f" {mode}) vs 1 in-process core, best of {options.rounds} each:"
+                f" {base['seconds'] / run['seconds']:.2f}x wall"
+            )
         # What two otherwise idle cores would give: all CPU of the distributed run (workers,
         # client, scheduler) shared by two cores, against the in-process CPU on one.
-        for label, run in (("small", best), ("full", full)):
+        labelled = [(f"small, block text {mode}", run) for mode, run in best.items()]
+        for label, run in [*labelled, ("full", full)]:
             total = sum(run["worker_cpu_seconds"]) + run["client_cpu_seconds"]
             per_case = total / run["cases"] / options.workers
             alone = base["cpu_seconds"] / base["cases"]
@@ -235,12 +248,14 @@ def main() -> None:
                 f"{total / run['cases'] * 1e6:.0f} us in all = {per_case * 1e6:.0f} us on "
                 f"{options.workers} cores -> {alone / per_case:.2f}x if the cores were idle"
             )
-        same = {r["sha256"] for r in [*bases, *smalls]}
+        same = {r["sha256"] for r in [*bases, *smalls["send"], *smalls["files"]]}
         print(f"dask reports byte-identical to the in-process ones: {len(same) == 1}")
-        growth = max(full["worker_peak_rss_mb"]) - max(best["worker_peak_rss_mb"])
+        small_run = best["files"]
+        growth = max(full["worker_peak_rss_mb"]) - max(small_run["worker_peak_rss_mb"])
         print(
-            f"worker peak RSS, {full['cases']:,} vs {best['cases']:,} cases: {growth:+,.0f} MB;"
-            f" client: {full['client_peak_rss_mb'] - best['client_peak_rss_mb']:+,.0f} MB"
+            f"worker peak RSS, {full['cases']:,} vs {small_run['cases']:,} cases:"
+            f" {growth:+,.0f} MB; client:"
+            f" {full['client_peak_rss_mb'] - small_run['client_peak_rss_mb']:+,.0f} MB"
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -257,7 +272,7 @@ if __name__ == "__main__":
         elif mode == "in-process":
             out = child_in_process(Path(rest[0]), int(rest[1]), Path(rest[2]))
         else:
-            out = child_dask(Path(rest[0]), int(rest[1]), int(rest[2]), Path(rest[3]))
+            out = child_dask(Path(rest[0]), int(rest[1]), int(rest[2]), Path(rest[3]), rest[4])
         print(json.dumps(out))
     else:
         main()

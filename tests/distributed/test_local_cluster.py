@@ -14,7 +14,13 @@ from distributed import Client
 
 from tests.distributed.conftest import CREATED, in_process_report, score_on_cluster
 from trustprobe.detectors import RulePack
-from trustprobe.distributed import DistributedRunError, ShardedRun, score_shards
+from trustprobe.distributed import (
+    BlockText,
+    DistributedRunError,
+    ShardedRun,
+    SpoolError,
+    score_shards,
+)
 from trustprobe.errors import InputError
 from trustprobe.observability import embedding as embedding_module
 from trustprobe.observability import sampling as sampling_module
@@ -88,6 +94,59 @@ def test_report_is_byte_identical_to_the_in_process_one(
     else:  # 250 uniform cases plus at least 6 of each (category, outcome): not every case
         assert 250 < run.points < scored
     assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("asked", "used"),
+    [
+        (BlockText.AUTO, BlockText.FILES),  # local workers see the output's directory
+        (BlockText.FILES, BlockText.FILES),
+        (BlockText.SEND, BlockText.SEND),
+    ],
+    ids=["auto-spools-on-a-local-cluster", "files", "send"],
+)
+def test_block_text_spooled_or_sent_gives_one_report(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    expected_report: str,
+    tmp_path: Path,
+    asked: BlockText,
+    used: BlockText,
+) -> None:
+    output = tmp_path / "report.json"
+    run = _score(client, probes, packs, awkward_shards, output, block_records=41, block_text=asked)
+    assert run.block_text is used
+    assert output.read_text(encoding="utf-8") == expected_report
+    assert _leftovers(tmp_path) == []  # the spool directory is gone
+
+
+def test_spool_removed_mid_run_fails_clearly_without_a_report(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "report.json"
+
+    def remove_the_spool(done: int, total: int) -> None:
+        for spool in tmp_path.glob(".report.json.blocks-*"):
+            shutil.rmtree(spool)
+
+    with pytest.raises(SpoolError, match=r"shard-00\d\.jsonl.*no report was written"):
+        _score(
+            client,
+            probes,
+            packs,
+            awkward_shards,
+            output,
+            block_records=41,
+            block_text=BlockText.FILES,
+            progress=remove_the_spool,
+        )
+    assert not output.exists() and _leftovers(tmp_path) == []
 
 
 def test_glob_and_listed_shards_and_block_sizes_give_one_report(
@@ -221,8 +280,9 @@ def test_killed_worker_is_replaced_and_the_report_is_unchanged(
         progress=_kill_a_busy_worker(client, killed),
     )
     assert len(killed) == 1  # a worker died mid-run; Dask re-ran its blocks elsewhere
-    assert run.cases == 901
+    assert run.cases == 901 and run.block_text is BlockText.FILES
     assert output.read_text(encoding="utf-8") == expected_report
+    assert _leftovers(tmp_path) == []  # the killed worker's half-written block text too
     client.wait_for_workers(2, timeout=120)  # the nanny restarts it for the next test
 
 

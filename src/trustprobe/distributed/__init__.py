@@ -11,6 +11,7 @@ from trustprobe.distributed.sharded import (
     score_shards,
 )
 from trustprobe.distributed.shards import BLOCK_RECORDS, Shard, expand_shards
+from trustprobe.distributed.spool import BlockText, SpoolError
 from trustprobe.distributed.trust import on_cluster
 from trustprobe.store import Recomputation
 from trustprobe.store.recompute import (
@@ -27,11 +28,13 @@ __all__ = [
     "AGENTS_PER_PARTITION",
     "Agent",
     "BLOCK_RECORDS",
+    "BlockText",
     "DistributedRunError",
     "PartitionScore",
     "Recomputation",
     "Shard",
     "ShardedRun",
+    "SpoolError",
     "append_scores",
     "dask_client",
     "expand_shards",

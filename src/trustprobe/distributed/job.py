@@ -17,6 +17,7 @@ from distributed import Worker, WorkerPlugin, get_worker
 
 from trustprobe.detectors import Detector, RulePack
 from trustprobe.distributed.shards import Block, LineError, Shard, read_block, read_lines_at
+from trustprobe.distributed.spool import write_block_text
 from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
 from trustprobe.observability import ObservabilitySample
@@ -107,6 +108,11 @@ class BlockResult:
     strata: ObservabilitySample | None = None
     """The block's smallest draws per (category, outcome), kept as (shard, line, offset)."""
     cases_json: bytes = b""
+    """The rendered cases, when they are sent back rather than spooled."""
+    cases_file: str | None = None
+    """The spooled file holding the rendered cases, when they went through the spool."""
+    cases_bytes: int = 0
+    """Size of the rendered cases."""
     sampled: tuple[tuple[tuple[int, int], CaseScore], ...] = ()
     """The cases asked for by (line, start), with their places: the sample's uniform part."""
     error: LineError | None = None
@@ -121,13 +127,16 @@ def score_block(
     seed: int,
     floor: int,
     sample_lines: frozenset[int] = frozenset(),
+    spool: str | None = None,
+    number: int = 0,
 ) -> BlockResult:
     """Score one block: its metric partial, strata picks of the sample, cases as JSON text.
 
     The uniform part of the observability sample comes from the index pass: the block's cases
     on ``sample_lines`` come back as they are, so they need not be read and scored again.
     What the block adds is, per (category, outcome) stratum, its ``floor`` cases with the
-    smallest draws.
+    smallest draws. With a ``spool`` directory the cases' text goes to a file there (named
+    after the block's ``number``) instead of into the result.
     """
     try:
         responses, places = read_block(block, drop_lines)
@@ -139,12 +148,18 @@ def score_block(
     sampled = tuple(
         (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
     )
+    text = render_items(CASES, cases, CASES_DEPTH)
+    name = None
+    if spool is not None:
+        name = write_block_text(spool, number, text)
     return BlockResult(
         block=block,
         cases=len(cases),
         metrics=metrics_partial(cases, worst_n=worst_n, first_index=first_index),
         strata=strata,
-        cases_json=render_items(CASES, cases, CASES_DEPTH),
+        cases_json=text if name is None else b"",
+        cases_file=name,
+        cases_bytes=len(text),
         sampled=sampled,
     )
 

@@ -60,6 +60,7 @@ from trustprobe.distributed.shards import (
     index_shard,
     locate_keys,
 )
+from trustprobe.distributed.spool import BlockText, Spool, SpoolError
 from trustprobe.errors import ClusterError
 from trustprobe.metrics import MetricsPartial, finalize_metrics
 from trustprobe.observability import (
@@ -104,6 +105,8 @@ class ShardedRun:
     """Cases written: every kept record of every shard, counted in and out."""
     points: int
     """Observability points written (one per sampled case, or 0 without observability)."""
+    block_text: BlockText
+    """How the blocks' text reached the report: ``FILES`` or ``SEND`` (never ``AUTO``)."""
 
 
 Progress = Callable[[int, int], None]
@@ -195,6 +198,7 @@ def _score_blocks(
     worst_n: int,
     seed: int,
     stream: ReportStream,
+    spool: Spool,
     token: str,
     max_in_flight: int,
     busy_target: int,
@@ -246,6 +250,8 @@ def _score_blocks(
                 seed,
                 strata.floor,
                 sample_lines(item.block),
+                None if spool.directory is None else str(spool.directory),
+                submitted,
                 key=key,
                 priority=-submitted,
             )
@@ -262,7 +268,13 @@ def _score_blocks(
             while written in finished:
                 result = _block_result(work[written], futures.pop(written))
                 finished.discard(written)
-                stream.add(result.cases_json, result.cases, b"", 0)
+                if result.cases_file is None:
+                    stream.add(result.cases_json, result.cases, b"", 0)
+                else:
+                    describe = work[written].block.describe()
+                    text = spool.take(result.cases_file, result.cases_bytes, describe)
+                    stream.add_file(text, result.cases)
+                    text.unlink()
                 assert result.metrics is not None  # checked by _block_result
                 metrics = metrics.merge(result.metrics)
                 if result.strata is not None:
@@ -293,6 +305,11 @@ def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
     except KilledWorker as exc:
         raise DistributedRunError(
             f"{block.describe()} was lost with every worker that tried it ({exc});"
+            " no report was written"
+        ) from exc
+    except OSError as exc:  # the worker could not write the block's text to the spool
+        raise SpoolError(
+            f"{block.describe()}: its worker could not write the block's text ({exc});"
             " no report was written"
         ) from exc
     future.release()
@@ -460,6 +477,7 @@ def score_shards(
     max_in_flight: int | None = None,
     progress: Progress | None = None,
     fail_under: float | None = None,
+    block_text: BlockText = BlockText.AUTO,
 ) -> ShardedRun:
     """Score response shards on the cluster behind ``client`` and write the report to ``output``.
 
@@ -486,12 +504,17 @@ def score_shards(
             worker thread, at least 4); bounds the results waiting on workers.
         progress: Called with (blocks done, blocks in all).
         fail_under: The ``--fail-under`` gate recorded in the report's ``gate``, if any.
+        block_text: How blocks' rendered cases reach the client: written by the workers to
+            files beside ``output`` (``FILES``), sent back with their results (``SEND``), or
+            through files when every worker sees the output's directory (``AUTO``).
 
     Raises:
         InputError: an invalid record (the first one, in file order), a response for an
             unknown probe, or a pattern matching no file.
         DistributedRunError: the cluster lost a block it could not recompute, or a block's
             cases did not match the records that went in.
+        SpoolError: ``block_text`` is ``FILES`` and a worker does not see the output's
+            directory, or a block's text file could not be written or read.
     """
     if block_records < 1:
         raise ValueError(f"block_records must be >= 1, got {block_records}")
@@ -520,9 +543,13 @@ def score_shards(
     client.register_plugin(ScorerPlugin(job), name=plugin)
     try:
         threads = sum(client.nthreads().values()) or 1
-        with ReportStream(output, head) as stream:
+        with (
+            ReportStream(output, head) as stream,
+            Spool(client, stream.output, block_text) as spool,
+        ):
             uniform = _uniform_places(plan.indexes) if plan.scored >= min_cases else set()
             sampled: dict[Place, CaseScore] = {}
+            used = BlockText.SEND if spool.directory is None else BlockText.FILES
             started, cpu = time.perf_counter(), time.process_time()
             metrics, strata = _score_blocks(
                 client,
@@ -531,6 +558,7 @@ def score_shards(
                 worst_n=worst_n,
                 seed=seed,
                 stream=stream,
+                spool=spool,
                 token=token,
                 max_in_flight=max_in_flight or max(4, 4 * threads),
                 busy_target=2 * threads,
@@ -585,4 +613,5 @@ def score_shards(
         blocks=len(work),
         cases=total_cases,
         points=stream.points,
+        block_text=used,
     )

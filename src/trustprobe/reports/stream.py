@@ -10,6 +10,7 @@ rename after an fsync, so a failed run leaves no file.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -106,6 +107,34 @@ def _head(report: Report) -> str:
     return _split(report_json(bare), _CASES_MARKER)[0]
 
 
+def _append(source: BinaryIO, target: BinaryIO) -> None:
+    """Copy ``source`` to the end of ``target`` (flushed), in the kernel where it can."""
+    size = os.fstat(source.fileno()).st_size
+    copied = 0
+    copy = getattr(os, "copy_file_range", None)
+    if copy is not None:
+        try:
+            while copied < size:
+                step = copy(source.fileno(), target.fileno(), size - copied)
+                if step == 0:
+                    break
+                copied += step
+        except OSError as exc:
+            # Not between these files (another file system, an old kernel): copy in Python.
+            if copied or exc.errno not in (
+                errno.EXDEV,
+                errno.ENOSYS,
+                errno.EINVAL,
+                errno.EOPNOTSUPP,
+            ):
+                raise
+    # The descriptor moved past the buffered writer's idea of its position: set it again.
+    target.seek(0, os.SEEK_END)
+    if copied < size:
+        source.seek(copied)
+        shutil.copyfileobj(source, target, length=1 << 20)
+
+
 class ReportStream:
     """An output report being written: the head first, cases as they come, the rest at the end.
 
@@ -146,6 +175,21 @@ class ReportStream:
             self._points.write(points_json)
             self._point_chunks += 1
             self.points += points
+
+    def add_file(self, path: Path, cases: int) -> None:
+        """Append one block's rendered cases from the file at ``path`` (in block order).
+
+        The kernel copies the file where it can (``copy_file_range``): the text never passes
+        through Python.
+        """
+        if not cases:
+            return
+        self._report.write(b",\n" if self._case_chunks else b"\n")
+        self._report.flush()
+        with path.open("rb") as source:
+            _append(source, self._report)
+        self._case_chunks += 1
+        self.cases += cases
 
     def finish(self, report: Report) -> None:
         """Write the rest of ``report`` (rendered without cases and points) and publish the file.
