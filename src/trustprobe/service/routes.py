@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from fastapi.routing import APIRoute
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from trustprobe.errors import InputError
 from trustprobe.formats import Identifier, StorableText, check_identifier
@@ -109,17 +119,44 @@ def _render(model: BaseModel) -> Response:
     return Response(model.model_dump_json(), media_type="application/json")
 
 
+_RECORDS: TypeAdapter[list[Evidence]] = TypeAdapter(list[Evidence])
+
+
+class _RecordsRequest(Request):
+    """A request whose JSON body is read straight into evidence records when it holds valid ones.
+
+    One ``validate_json`` over the raw bytes replaces ``json.loads`` then validation of the
+    Python objects; FastAPI's own validation then only checks the records are records. A body
+    that does not validate is parsed as plain JSON, as any request's, so FastAPI validates it and
+    reports exactly the errors it always did.
+    """
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            try:
+                self._json = _RECORDS.validate_json(body)
+            except ValidationError:
+                self._json = json.loads(body)
+        return self._json
+
+
+class _RecordsRoute(APIRoute):
+    """The route of ``POST /v1/evidence``: its handler reads the body as a records request."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def read_records(request: Request) -> Response:
+            return await handler(_RecordsRequest(request.scope, request.receive))
+
+        return read_records
+
+
 def build_router(clock: Callable[[], datetime]) -> APIRouter:
     """Build the v1 API; ``clock`` supplies ``now`` for ingestion and decisions."""
     router = APIRouter(prefix="/v1")
 
-    @router.post(
-        "/evidence",
-        response_model=IngestResult,
-        responses={**_AUTH, **_BODY},
-        summary="Send a JSON array of evidence records",
-        openapi_extra=scope_extra(Scope.WRITE),
-    )
     def post_evidence(
         records: Annotated[list[Evidence], Body()],
         store: Store,
@@ -133,6 +170,17 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
             now=clock(),
             source=EvidenceSource.API,
         )
+
+    router.add_api_route(
+        "/evidence",
+        post_evidence,
+        methods=["POST"],
+        response_model=IngestResult,
+        responses={**_AUTH, **_BODY},
+        summary="Send a JSON array of evidence records",
+        openapi_extra=scope_extra(Scope.WRITE),
+        route_class_override=_RecordsRoute,
+    )
 
     @router.post(
         "/reports",
