@@ -16,6 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from tests.sample_reports import report_of
 from tests.service.conftest import NOW, Keys, bearer
 from trustprobe.store import TrustStore
 
@@ -231,6 +232,26 @@ def test_bad_report_submissions_are_422(
     before = _counts(store)
     answer = client.post("/v1/reports", json=submission, headers=bearer(keys.write))
     assert answer.status_code == 422, answer.text
+    assert _counts(store) == before
+
+
+@pytest.mark.parametrize(
+    "created_at",
+    ["0001-01-01T00:01:00+00:09", "0999-06-01T00:00:00Z"],
+    ids=["overflowing-offset", "before-1970"],
+)
+def test_a_report_dated_outside_the_evidence_range_is_422(
+    client: httpx.Client, keys: Keys, store: TrustStore, created_at: str
+) -> None:
+    # Without observed_at, the report's own created_at dates the evidence it yields.
+    report = report_of([]).model_dump(mode="json")
+    report["provenance"]["created_at"] = created_at
+    before = _counts(store)
+    answer = client.post(
+        "/v1/reports", json={"agent_id": "a", "report": report}, headers=bearer(keys.write)
+    )
+    assert answer.status_code == 422, answer.text
+    assert "created_at" in answer.text
     assert _counts(store) == before
 
 

@@ -44,17 +44,27 @@ def _rfc3339_text(value: Any) -> Any:
     return value
 
 
-def _observed_utc(value: datetime, info: ValidationInfo) -> datetime:
+def observation_time(value: datetime, *, entering: bool = True) -> datetime:
+    """``value`` (timezone-aware) in UTC, as a time evidence may be observed at.
+
+    Raises:
+        ValueError: a time outside the years 1 to 9999 once in UTC, or (``entering``: new
+            input, not a stored record read back) a time before :data:`EARLIEST_OBSERVED_AT`.
+    """
     try:
         moment = value.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
         raise ValueError("lies outside the years 1 to 9999 once converted to UTC") from None
-    if moment < EARLIEST_OBSERVED_AT and entering(info):
+    if moment < EARLIEST_OBSERVED_AT and entering:
         raise ValueError(
             f"{utc_text(moment)} is before {utc_text(EARLIEST_OBSERVED_AT)}, "
             "the earliest time evidence may be observed"
         )
     return moment
+
+
+def _observed_utc(value: datetime, info: ValidationInfo) -> datetime:
+    return observation_time(value, entering=entering(info))
 
 
 ObservedAt = Annotated[AwareDatetime, BeforeValidator(_rfc3339_text), AfterValidator(_observed_utc)]

@@ -7,7 +7,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -20,7 +20,12 @@ from trustprobe.formats import canonical_json, sha256_hex, validation_error_to_i
 from trustprobe.reports import Report
 from trustprobe.scoring import CaseScore
 from trustprobe.trust.dimensions import Dimension
-from trustprobe.trust.evidence import EvalEvidence, Evidence, OperationalEvidence
+from trustprobe.trust.evidence import (
+    EvalEvidence,
+    Evidence,
+    OperationalEvidence,
+    observation_time,
+)
 
 DEFAULT_CATEGORY_DIMENSIONS: Mapping[str, Dimension | None] = MappingProxyType(
     {
@@ -88,11 +93,19 @@ def load_category_mapping(path: str | Path) -> CategoryMapping:
 
 
 def report_created_at(report: Report) -> datetime | None:
-    """The report's ``provenance.created_at`` in UTC, or ``None`` when it has no time zone."""
+    """The report's ``provenance.created_at`` in UTC, or ``None`` when it has no time zone.
+
+    Raises:
+        InputError: a time evidence cannot be dated by (before 1970, or outside the years 1 to
+            9999 once in UTC).
+    """
     created = report.provenance.created_at
     if created.tzinfo is None or created.utcoffset() is None:
         return None
-    return created.astimezone(UTC)
+    try:
+        return observation_time(created)
+    except ValueError as exc:
+        raise InputError(str(exc), field="provenance.created_at") from None
 
 
 def report_digest(report: Report) -> str:
