@@ -30,17 +30,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, text
+
+from benchmarks.postgres import create_schema, drop_schemas
 
 ROOT = Path(__file__).resolve().parents[1]
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 AGENTS = 200
 BATCH = 5_000
 FILL_BATCH = 50_000
@@ -219,28 +218,6 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _schema() -> tuple[str, str] | None:
-    engine = create_engine(POSTGRES, connect_args={"connect_timeout": 3})
-    schema = f"tp_bench_{uuid.uuid4().hex[:12]}"
-    try:
-        with engine.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:
-        print(f"postgresql skipped: {exc.__class__.__name__}: {exc}")
-        return None
-    finally:
-        engine.dispose()
-    return f"{POSTGRES}?options=-csearch_path%3D{schema}", schema
-
-
-def _drop(schemas: list[str]) -> None:
-    engine = create_engine(POSTGRES)
-    with engine.begin() as connection:
-        for schema in schemas:
-            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    engine.dispose()
-
-
 def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Path) -> None:
     now = datetime.now(UTC).replace(microsecond=0)
     aged = os.environ.get("TRUSTPROBE_BENCH_AGED", "") not in ("", "0")
@@ -252,7 +229,7 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
         if backend == "sqlite":
             url = f"sqlite:///{work / (name.replace(' ', '-') + '.db')}"
         else:
-            found = _schema()
+            found = create_schema()
             if found is None:
                 return
             url, schema = found
@@ -284,7 +261,7 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
                 print(f"{'':10s} totals / full recompute: {ratio:.1f}x", flush=True)
     finally:
         if schemas:
-            _drop(schemas)
+            drop_schemas(schemas)
 
 
 def main() -> None:

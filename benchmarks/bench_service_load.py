@@ -31,14 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, text
 
+from benchmarks.postgres import create_schema, drop_schemas
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -59,7 +58,6 @@ RAMP = (200, 300, 400, 500, 600, 800, 1000, 1200, 1500)
 RAMP_SECONDS = 5
 TARGET_P99_MS = 50.0
 CONNECTIONS = 32
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -264,27 +262,6 @@ def serve_and_load(url: str, key: str, workers: int, shared: bool) -> None:
         server.wait(timeout=30)
 
 
-def postgres_schema() -> tuple[str, str] | None:
-    engine = create_engine(POSTGRES, connect_args={"connect_timeout": 3})
-    schema = f"tp_bench_{uuid.uuid4().hex[:12]}"
-    try:
-        with engine.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:
-        print(f"postgresql skipped: {exc.__class__.__name__}: {exc}")
-        return None
-    finally:
-        engine.dispose()
-    return f"{POSTGRES}?options=-csearch_path%3D{schema}", schema
-
-
-def drop_schema(schema: str) -> None:
-    engine = create_engine(POSTGRES)
-    with engine.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    engine.dispose()
-
-
 def run_backend(label: str, url: str, now: datetime) -> None:
     load1, load5, _ = os.getloadavg()
     print(
@@ -302,12 +279,12 @@ def main() -> None:
     now = datetime.now(UTC)
     with tempfile.TemporaryDirectory() as directory:
         run_backend("sqlite", f"sqlite:///{directory}/load.db", now)
-    found = postgres_schema()
+    found = create_schema()
     if found is not None:
         try:
             run_backend("postgresql", found[0], now)
         finally:
-            drop_schema(found[1])
+            drop_schemas([found[1]])
 
 
 if __name__ == "__main__":

@@ -27,14 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, insert, select, text
+from sqlalchemy import insert, select
 
+from benchmarks.postgres import create_schema, drop_schemas
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -61,7 +61,6 @@ BATCH = 5_000
 RATE = 200
 DURATION_S = 10
 DIMENSIONS = ("accuracy", "reliability", "safety", "security", "selfAudit", "skillMastery")
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -204,27 +203,6 @@ def ingestion(url: str, label: str, now: datetime) -> None:
         )
 
 
-def postgres_schema_url() -> tuple[str, str] | None:
-    engine = create_engine(POSTGRES, connect_args={"connect_timeout": 3})
-    schema = f"tp_bench_{uuid.uuid4().hex[:12]}"
-    try:
-        with engine.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:
-        print(f"postgresql skipped: {exc.__class__.__name__}: {exc}")
-        return None
-    finally:
-        engine.dispose()
-    return f"{POSTGRES}?options=-csearch_path%3D{schema}", schema
-
-
-def drop_schema(schema: str) -> None:
-    engine = create_engine(POSTGRES)
-    with engine.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    engine.dispose()
-
-
 CONNECTIONS = 16
 
 
@@ -362,12 +340,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite_url = f"sqlite:///{directory}/bench.db"
         ingestion(sqlite_url, "sqlite", now)
-        found = postgres_schema_url()
+        found = create_schema()
         if found is not None:
             try:
                 ingestion(found[0], "postgresql", now)
             finally:
-                drop_schema(found[1])
+                drop_schemas([found[1]])
         load1, load5, _ = os.getloadavg()
         print(
             f"latency: trustprobe serve (SQLite, {AGENTS} agents) on loopback; "

@@ -1,0 +1,34 @@
+"""A throw-away PostgreSQL schema for the benchmarks that measure the store on the real server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from sqlalchemy import create_engine, text
+
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def create_schema() -> tuple[str, str] | None:
+    """A new empty schema: (database URL that uses it, schema name), or ``None`` (says why)."""
+    engine = create_engine(POSTGRES, connect_args={"connect_timeout": 3})
+    schema = f"tp_bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as exc:
+        print(f"postgresql skipped: {exc.__class__.__name__}: {exc}")
+        return None
+    finally:
+        engine.dispose()
+    return f"{POSTGRES}?options=-csearch_path%3D{schema}", schema
+
+
+def drop_schemas(schemas: Iterable[str]) -> None:
+    """Drop the benchmark's schemas and everything in them."""
+    engine = create_engine(POSTGRES)
+    with engine.begin() as connection:
+        for schema in schemas:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
