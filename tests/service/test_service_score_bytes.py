@@ -97,6 +97,10 @@ def test_if_none_match_with_the_current_tag_gets_304_and_a_stale_one_the_body(
     # mean(80, 70) = 75 → 750
     assert changed.json()["score"]["composite"] == 750
 
+    # The OpenAPI document lists the answer, so clients and schema checks know it.
+    documented = client.get("/openapi.json").json()["paths"]["/v1/agents/{agent_id}/score"]
+    assert "304" in documented["get"]["responses"]
+
 
 def test_a_304_still_needs_a_key(client: httpx.Client, keys: Keys, agent: str) -> None:
     _send(client, keys, agent, "e1", 80)

@@ -214,7 +214,11 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
     @router.get(
         "/agents/{agent_id}/score",
         response_model=AgentScore,
-        responses={**_AUTH, **_404},
+        responses={
+            **_AUTH,
+            **_404,
+            304: {"description": "Not modified: If-None-Match names the current ETag"},
+        },
         summary="The agent's canonical score, with its explanation and any pending review",
         openapi_extra=scope_extra(Scope.READ),
     )
