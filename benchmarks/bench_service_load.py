@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 
 from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.raw_http import exchange
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -137,15 +138,7 @@ def load(base_url: str, key: str, rate: int, seconds: float, queue: Any) -> None
             reader, writer = await asyncio.open_connection(host, int(port))
             while (item := await work.get()) is not None:
                 i, scheduled = item
-                writer.write(request(i))
-                head = await reader.readuntil(b"\r\n\r\n")
-                failures += b" 200 " not in head.split(b"\r\n", 1)[0]
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.lower().split(b"\r\n")
-                    if line.startswith(b"content-length:")
-                )
-                await reader.readexactly(length)
+                failures += b" 200 " not in await exchange(reader, writer, request(i))
                 latencies.append(time.perf_counter() - scheduled)
             writer.close()
 

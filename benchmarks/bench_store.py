@@ -35,6 +35,7 @@ import httpx
 from sqlalchemy import insert, select
 
 from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.raw_http import exchange
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -230,15 +231,8 @@ def load(base_url: str, key: str | None, queue: Any) -> None:
             reader, writer = await asyncio.open_connection(host, int(port))
             while (item := await work.get()) is not None:
                 i, scheduled = item
-                writer.write(request(i))
-                head = await reader.readuntil(b"\r\n\r\n")
-                assert expected in head.split(b"\r\n", 1)[0], head
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.lower().split(b"\r\n")
-                    if line.startswith(b"content-length:")
-                )
-                await reader.readexactly(length)
+                status = await exchange(reader, writer, request(i))
+                assert expected in status, status
                 latencies.append(time.perf_counter() - scheduled)
             writer.close()
 
