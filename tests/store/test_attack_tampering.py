@@ -17,7 +17,7 @@ from sqlalchemy import Connection, text
 
 from tests.cli.in_process import Cli
 from tests.store.conftest import NOW
-from tests.store.records import eval_record, parsed
+from tests.store.records import eval_record, fill_two_organisations, parsed
 from trustprobe.store import (
     EvidenceSource,
     ReviewClosedError,
@@ -94,20 +94,7 @@ SEALED_EDITS = {
 @pytest.fixture
 def filled(store: TrustStore) -> TrustStore:
     """acme: agents alpha (a held swing, review pending) and beta; globex: its own alpha."""
-    batches = [
-        ("acme", [("e1", "alpha", 90), ("e2", "beta", 60), ("e3", "alpha", 88)]),
-        ("acme", [("e4", "alpha", 10)]),  # mean(90, 88, 10) = 62.67 → 627: held for review
-        ("globex", [("e1", "alpha", 70)]),
-        ("acme", [("e5", "beta", 62)]),
-    ]
-    for minute, (organisation, items) in enumerate(batches):
-        ingest_evidence(
-            store,
-            parsed(*(eval_record(i, a, "accuracy", s, observed_at=NOW) for i, a, s in items)),
-            organisation=organisation,
-            now=NOW + timedelta(minutes=minute),
-            source=EvidenceSource.API,
-        )
+    fill_two_organisations(store, NOW)
     assert verify_store(store).ok
     return store
 

@@ -6,33 +6,18 @@ import pytest
 from sqlalchemy import text
 
 from tests.store.conftest import NOW
-from tests.store.records import eval_record, parsed
+from tests.store.records import fill_two_organisations
 from trustprobe.store import (
-    EvidenceSource,
     TrustStore,
     decide_review,
-    ingest_evidence,
     verify_store,
 )
 
 
 @pytest.fixture
 def filled(store: TrustStore) -> TrustStore:
-    """Two organisations, three agents, an approved and a pending review."""
-    batches = [
-        ("acme", [("e1", "alpha", 90), ("e2", "beta", 60), ("e3", "alpha", 88)]),
-        ("acme", [("e4", "alpha", 10)]),  # mean(90, 88, 10) = 62.67 → 627: review
-        ("globex", [("e1", "alpha", 70)]),
-        ("acme", [("e5", "beta", 62)]),
-    ]
-    for minute, (organisation, items) in enumerate(batches):
-        ingest_evidence(
-            store,
-            parsed(*(eval_record(i, a, "accuracy", s, observed_at=NOW) for i, a, s in items)),
-            organisation=organisation,
-            now=NOW + timedelta(minutes=minute),
-            source=EvidenceSource.API,
-        )
+    """Two organisations, three agents, a pending review."""
+    fill_two_organisations(store, NOW)
     return store
 
 
