@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 
 from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.raw_http import wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = 200
@@ -178,15 +179,7 @@ def measure(version: Version, now: datetime, key: str) -> tuple[int, float, floa
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                httpx.get(f"{base}/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError(f"{version.name}: trustprobe serve did not start") from None
-                time.sleep(0.2)
+        wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve")
         seed = version.history + 7
         bodies = [
             json.dumps(records(BATCH, "m", now, aged=False, seed=seed * 1000 + i)).encode()

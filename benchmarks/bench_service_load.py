@@ -35,10 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from benchmarks.postgres import create_schema, drop_schemas
-from benchmarks.raw_http import exchange
+from benchmarks.raw_http import exchange, wait_until_serving
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -219,15 +217,7 @@ def serve_and_load(url: str, key: str, workers: int, shared: bool) -> None:
     label = f"--workers {workers}" + (" --shared-limits" if shared and workers == 1 else "")
     label += " (baseline)" if not shared else ""
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                httpx.get(f"{base}/readyz", timeout=1).raise_for_status()
-                break
-            except (httpx.TransportError, httpx.HTTPStatusError):
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("trustprobe serve did not start") from None
-                time.sleep(0.2)
+        wait_until_serving(f"{base}/readyz", server, "trustprobe serve")
         time.sleep(2)  # let every worker finish starting
         fixed = measure(base, key, server.pid, FIXED_RATE, FIXED_SECONDS)
         print(

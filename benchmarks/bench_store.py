@@ -31,11 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 from sqlalchemy import insert, select
 
 from benchmarks.postgres import create_schema, drop_schemas
-from benchmarks.raw_http import exchange
+from benchmarks.raw_http import exchange, wait_until_serving
 from trustprobe.store import (
     EvidenceSource,
     Scope,
@@ -295,15 +294,7 @@ def latency(url: str, now: datetime) -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180  # the CLI imports every command group first
-        while True:
-            try:
-                httpx.get(f"{base}/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("trustprobe serve did not start") from None
-                time.sleep(0.2)
+        wait_until_serving(f"{base}/openapi.json", server, "trustprobe serve")
         context = multiprocessing.get_context("spawn")
         for label, used_key in (("baseline (401, no DB)", None), ("GET score", key)):
             queue = context.Queue()

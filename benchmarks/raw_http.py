@@ -1,12 +1,33 @@
-"""The load generators' HTTP client: bare HTTP/1.1 on asyncio streams, cheaper than the server.
+"""HTTP for the service benchmarks: waiting for ``trustprobe serve``, and a bare load client.
 
-A generator that spends more CPU per request than the server it measures (httpx does, on this
-kind of machine) would measure itself; this one only writes prepared bytes and reads the answer.
+The load client is HTTP/1.1 on asyncio streams. A generator that spends more CPU per request
+than the server it measures (httpx does, on this kind of machine) would measure itself; this one
+only writes prepared bytes and reads the answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import time
+
+import httpx
+
+START_SECONDS = 180
+"""How long a server may take to answer (the CLI imports every command group first)."""
+
+
+def wait_until_serving(url: str, server: subprocess.Popen[bytes], name: str) -> None:
+    """Poll ``url`` until it answers 2xx; raise if ``server`` exits or takes too long."""
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        try:
+            httpx.get(url, timeout=1).raise_for_status()
+            return
+        except (httpx.TransportError, httpx.HTTPStatusError):
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError(f"{name} did not start") from None
+            time.sleep(0.2)
 
 
 async def exchange(
