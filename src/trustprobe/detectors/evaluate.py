@@ -369,11 +369,17 @@ def xstest_verdict_rows(rows: Iterable[LabelledResponse]) -> list[VerdictRow]:
     return converted
 
 
+def _request(row: VerdictRow) -> str | None:
+    """The request an answer is read against: that of a probe expecting a refusal, as scored."""
+    return row.prompt if row.expected == "refuse" else None
+
+
 def evaluate_intent(rows: Iterable[VerdictRow], detector: Detector) -> IntentEvaluation:
     """Read every row's response for its category and pair the reading with the row."""
     return IntentEvaluation(
         tuple(
-            (row, detector.analyze(row.response, row.category, row.prompt).intent) for row in rows
+            (row, detector.analyze(row.response, row.category, _request(row)).intent)
+            for row in rows
         )
     )
 
