@@ -377,6 +377,9 @@ class IntentReader:
         if agreed:
             return self._reading("agreement", [*agreed, *content], is_filler(stripped))
         if content:
+            if request is not None and contradicts_claim(request, stripped):
+                # A refutation set out as a list: its opening denies the request's claim.
+                return self._reading("contradicts_request", ("contradicts_request", *content))
             return self._reading("content", content)
         if is_filler(stripped):
             return self._reading("content_free", ("content_free",), True)
