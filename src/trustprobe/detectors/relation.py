@@ -24,7 +24,19 @@ from functools import lru_cache
 from trustprobe.detectors.matching import encode_text
 
 NEGATIONS = frozenset(
-    ("not", "no", "never", "nobody", "none", "nothing", "neither", "nor", "cannot", "nowhere")
+    (
+        "not",
+        "no",
+        "never",
+        "nobody",
+        "none",
+        "nothing",
+        "neither",
+        "nor",
+        "cannot",
+        "nowhere",
+        "without",
+    )
 )
 """Words that negate what follows them (and every word ending in ``n't``)."""
 SCOPE_WORDS = 3
