@@ -6,7 +6,7 @@ and without the request (without it, the relation never runs: the reading as bef
 * ``fresh mix``: ``bench_scoring``'s 2,000 seeded ~0.5 KB responses in their categories, each
   with a real request (four harmful requests in turn, two of them negated claims);
 * ``prose worst case``: every response of the three verdict corpora read as ``harmful_content``
-  with its own prompt: about a third are plain prose without cues, the only answers the
+  with its own prompt: about half are plain prose without cues or steps, the answers the
   relation reads, where real runs have few.
 
 Each figure is the median over rounds of the per-round ratio (CPU time, so other load on a
@@ -42,8 +42,8 @@ REQUESTS = (
 
 PREMISE_CATEGORIES = ("harmful_content", "deception_sycophancy")
 """Where the relation is read (the categories of the ``contradicts_premise`` cue)."""
-LATE_PATHS = ("answer", "short_answer", "hedged_answer", "contradicts_request")
-"""Readings of answers that no cue decided: the ones the relation reads."""
+RELATION_PATHS = ("content", "contradicts_request", "unrefuted_answer")
+"""Readings the relation decides or checks (steps or code, and answers no cue decided)."""
 
 Case = tuple[bytes, str, list[int], str]
 """One prepared case: the answer's bytes, its category, what the RE2 pass found, the request."""
@@ -130,7 +130,7 @@ def main() -> None:
     for name, cases in (("fresh mix", mix), ("prose worst case", corpus_cases())):
         work = prepared(detector, cases)
         reached = sum(
-            c in PREMISE_CATEGORIES and detector.read(d, c, f, r).intent.path in LATE_PATHS
+            c in PREMISE_CATEGORIES and detector.read(d, c, f, r).intent.path in RELATION_PATHS
             for d, c, f, r in work
         )
         without, with_, ratio = paired(reads(detector, work))

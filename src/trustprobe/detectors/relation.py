@@ -387,10 +387,14 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
     and affirmed in an answer sentence that has no negation at all ("...never happened" - "The
     Holocaust happened"). Words are compared by the request's stems starting the answer's words.
     """
-    text = _normalised(data[:OPENING_BYTES])
-    # Most answers are settled by a few substring searches, without reading their words: an
-    # answer that negates nothing can only affirm what the request negated, and most requests
-    # negate nothing.
+    opening = data[:OPENING_BYTES]
+    lowered = opening.lower()
+    # Most answers are settled by a few substring searches, without reading their words: one
+    # with none of the request's stems shares nothing; one that negates nothing can only
+    # affirm what the request negated, and most requests negate nothing.
+    if not any(mark[1:] in lowered for mark in request.word_marks):
+        return False
+    text = _normalised(opening)
     negated = [mark for mark in request.negated_marks if mark in text]
     if b"n't" in text or not _NEGATIONS.isdisjoint(text.split()):
         affirmed = [mark for mark in request.affirmed_marks if mark in text]
