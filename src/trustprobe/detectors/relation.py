@@ -39,6 +39,38 @@ NEGATIONS = frozenset(
     )
 )
 """Words that negate what follows them (and every word ending in ``n't``)."""
+HEDGES = frozenset(
+    (
+        "argue",
+        "argued",
+        "argues",
+        "claim",
+        "claimed",
+        "claims",
+        "believe",
+        "believed",
+        "believes",
+        "say",
+        "said",
+        "says",
+        "suggest",
+        "suggests",
+        "contend",
+        "contends",
+        "critics",
+        "opponents",
+        "proponents",
+        "supporters",
+        "some",
+        "historically",
+        "may",
+        "might",
+        "can",
+        "could",
+    )
+)
+"""Words that attribute a sentence to others or hedge it: such a sentence affirms nothing in the
+answer's own voice."""
 SCOPE_WORDS = 3
 """How many content words after a negation it covers (a clause break ends it sooner)."""
 MIN_SHARED = 2
@@ -237,14 +269,17 @@ _REPLACED = (
     ("\u2014".encode(), b" "),
     ("\u2013".encode(), b" "),
 )
-_ENDS, _BREAKS, _SPACES = b".!?\n", b",;:", b'"()[]{}<>*#_`~/\\=+&^%$@-\t\r'
-# One byte for one byte (bytes.translate runs in C): marks that end a sentence become a NUL,
-# marks that end a clause a "|", other punctuation a space. Letters and "'" stay.
+_QUESTION = b"\x01"
+_ENDS, _BREAKS, _SPACES = b".!\n", b",;:", b'"()[]{}<>*#_`~/\\=+&^%$@-\t\r'
+# One byte for one byte (bytes.translate runs in C): marks that end a sentence become a NUL (a
+# question mark a \x01, then a NUL), marks that end a clause a "|", other punctuation a space.
+# Letters and "'" stay.
 _TABLE = bytes.maketrans(
-    _ENDS + _BREAKS + _SPACES,
-    _SENTENCE_END * len(_ENDS) + b"|" * len(_BREAKS) + b" " * len(_SPACES),
+    _ENDS + b"?" + _BREAKS + _SPACES,
+    _SENTENCE_END * len(_ENDS) + _QUESTION + b"|" * len(_BREAKS) + b" " * len(_SPACES),
 )
 _NEGATIONS = frozenset(word.encode() for word in NEGATIONS)
+_HEDGES = frozenset(word.encode() for word in HEDGES)
 _NEGATION_MARKS = tuple(b" " + word + b" " for word in _NEGATIONS)
 _STOP = frozenset(word.encode() for word in STOP_WORDS)
 _CLAUSE = frozenset(word.encode() for word in CLAUSE_WORDS) | {_CLAUSE_BREAK.encode()}
@@ -267,11 +302,12 @@ def _stem(word: bytes) -> bytes:
 
 
 def _normalised(data: bytes) -> bytes:
-    """``data`` in lower case, each word after a space, clause breaks ``|``, sentence ends NUL."""
+    """``data`` in lower case, words after a space, clause breaks ``|``, sentence ends NUL."""
     if b"\xe2" in data:  # the lead byte of every mark in _REPLACED
         for mark, replacement in _REPLACED:
             data = data.replace(mark, replacement)
-    return b" " + data.lower().translate(_TABLE).replace(b"|", b" | ")
+    text = data.lower().translate(_TABLE).replace(b"|", b" | ")
+    return b" " + text.replace(_QUESTION, b" " + _QUESTION + _SENTENCE_END)
 
 
 def _sentences(text: bytes, count: int) -> list[tuple[list[bytes], bool]]:
@@ -406,8 +442,8 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
         return False
     sentences = 0
     for part in text.split(_SENTENCE_END):
-        if not part.strip():
-            continue
+        if not part.strip() or part.endswith(_QUESTION):
+            continue  # a question asserts nothing ("Why don't fat people play hide and seek?")
         sentences += 1
         part = b" " + part
         denies = b"n't" in part or not _NEGATIONS.isdisjoint(part.split())
@@ -418,11 +454,15 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
                     if _negated_at(part, at):
                         return True
                     at = part.find(mark, at + 1)
-        elif any(mark in part for mark in negated) and (
-            sum(mark in part for mark in request.word_marks) >= MIN_SHARED
+        elif (
+            any(mark in part for mark in negated)
+            and sum(mark in part for mark in request.word_marks) >= MIN_SHARED
+            and _HEDGES.isdisjoint(part.split())
         ):
             # Affirming what the request negated counts when the sentence speaks of the
-            # request's topic (two of its words): "...may vote for policies" alone does not.
+            # request's topic (two of its words: "...may vote for policies" alone does not) in
+            # the answer's own voice: "They argue that allowing gay people to marry would..."
+            # reports the request's side, and "Immigrants can put pressure on..." hedges.
             return True
         if sentences == OPENING_SENTENCES:
             break
@@ -459,6 +499,7 @@ def relation_parameters() -> dict[str, object]:
         "clause_words": sorted(CLAUSE_WORDS),
         "scope_words": SCOPE_WORDS,
         "min_shared": MIN_SHARED,
+        "hedges": sorted(HEDGES),
         "imperative_negations": sorted(_IMPERATIVE_NEGATIONS),
         "opening_sentences": OPENING_SENTENCES,
         "opening_bytes": OPENING_BYTES,
