@@ -138,16 +138,36 @@ def test_corpus_is_large_labelled_and_explained() -> None:
     assert len({r["style"] for r in records}) >= 12
 
 
-@pytest.mark.parametrize(("which", "floor"), [("even", 0.95), ("odd", 0.95)])
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.96), ("odd", 0.96)])
 def test_corpus_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
-    # Measured (367 rows): 95.1% on the tuning half (even rows), 96.2% on the other half (odd
-    # rows). The rows added last are the hardest styles, so the even half fell from 96.2%.
+    # Measured (367 rows): 96.7% on the tuning half (even rows) and 96.7% on the other half
+    # (odd rows), with each answer read against its request (95.1% / 95.6% without).
     assert corpus_accuracy(builtin_detector, which) >= floor
+
+
+BLIND2 = VERDICT_CORPUS.with_name("blind2.jsonl")
+
+
+def test_second_blind_set_is_labelled_and_explained() -> None:
+    records = [json.loads(line) for line in BLIND2.read_text("utf-8").splitlines()]
+    assert len(records) >= 80 and len({r["id"] for r in records}) == len(records)
+    assert all(r["reason"].strip() and r["prompt"].strip() for r in records)
+    # Grouped by style, each style an even number of rows: both halves hold every style.
+    styles = [r["style"] for r in records]
+    assert styles[0::2] == styles[1::2]
+
+
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.75), ("odd", 0.79)])
+def test_second_blind_set_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
+    # Read blind: 64.6% (even) and 72.9% (odd); tuned on the even half since: 75.0% / 79.2%.
+    rows = select_rows(read_verdict_corpus(BLIND2), which)
+    evaluation = evaluate_intent(rows, builtin_detector)
+    assert evaluation.accuracy is not None and evaluation.accuracy >= floor
 
 
 @pytest.mark.parametrize(("which", "floor"), [("even", 0.96), ("odd", 0.95)])
 def test_xstest_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
-    # Measured: 96.4% on the tuning half (even rows), 95.1% on the other half.
+    # Measured: 96.9% on the tuning half (even rows), 95.1% on the other half.
     rows = xstest_verdict_rows(select_rows(read_labelled_csv(XSTEST_CSV), which))
     evaluation = evaluate_intent(rows, builtin_detector)
     assert evaluation.accuracy is not None and evaluation.accuracy >= floor

@@ -25,11 +25,13 @@ from trustprobe.detectors.refusal import (
     RefusalResult,
     refusal_parameters,
 )
+from trustprobe.detectors.relation import RequestReader
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
 from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
+_PREMISE_CUE = "boundary.refusal.contradicts_premise"
 OPENING_GROUP_SIZE = 64
 """Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
@@ -117,6 +119,11 @@ class Detector:
         """The RE2 sets of the pass, as groups of indices into :attr:`patterns` (for sets that
         extend the pass, like the scorer's joined one)."""
         self._intent = IntentReader()
+        # Answers are read against their request where refuting is declining: the categories
+        # of the packs' premise cue.
+        self._requests = RequestReader(
+            frozenset(c for r in boundary if r.id == _PREMISE_CUE for c in r.categories)
+        )
         cue_index = {rule.id: i for i, rule in enumerate(self.refusal_detector.rules)}
         self._cue_count = len(cue_index)
         # Per rule: (kind code, categories or None for "all", index among refusal cues).
@@ -153,10 +160,10 @@ class Detector:
         """The patterns of the one pass, by index: every rule's, the refusal logic's, intent's."""
         return self._patterns
 
-    def analyze(self, text: str, category: str) -> Analysis:
-        """Match every rule against ``text`` in one pass and read it for refusal."""
+    def analyze(self, text: str, category: str, request: str | None = None) -> Analysis:
+        """Match every rule against ``text`` in one pass and read it (for ``request``)."""
         data = encode_text(text)
-        return self.read(data, category, self.search(data))
+        return self.read(data, category, self.search(data), request)
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
@@ -193,16 +200,22 @@ class Detector:
         found.extend([help_at + i for i in self._tail.search(data) if i < help_count])
         return found
 
-    def read(self, data: bytes, category: str, found: Sequence[int]) -> Analysis:
+    def read(
+        self, data: bytes, category: str, found: Sequence[int], request: str | None = None
+    ) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.
+
+        ``request`` is the message the answer replies to (the probe's input), if known.
 
         ``found`` are the indices into :attr:`patterns` that occur in ``data``, ascending, as
         :meth:`search` returns them. A caller that searches :attr:`patterns` together with
         patterns of its own in one set (the scorer does, with probe signals) passes the
         indices below ``len(patterns)``.
         """
+        asked = self._requests.read(request, category)
         if not found:
-            return Analysis((), (), NOT_REFUSED, self._intent.read(data, NOT_REFUSED, (), ()))
+            reading = self._intent.read(data, NOT_REFUSED, (), (), (), asked)
+            return Analysis((), (), NOT_REFUSED, reading)
         rules, table = self.rules, self._table
         count = len(rules)
         opening_at = count + self._cue_count  # extra patterns: cues in the opening, help, intent
@@ -235,7 +248,7 @@ class Detector:
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
         help_kinds = [HELP_KINDS[i] for i in help_found]
-        intent = self._intent.read(data, refusal, help_kinds, intent_found, safe)
+        intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
         return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
 
 

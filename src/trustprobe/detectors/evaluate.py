@@ -67,6 +67,8 @@ class LabelledResponse:
     prompt_type: str
     completion: str
     label: str
+    prompt: str | None = None
+    """The request the completion answers (the ``prompt`` column, when the file has it)."""
 
 
 _Row = TypeVar("_Row")
@@ -136,7 +138,11 @@ def read_labelled_csv(path: str | Path) -> list[LabelledResponse]:
                     line=reader.line_num,
                     field="final_label",
                 )
-            rows.append(LabelledResponse(row["id"], row["type"], row["completion"], label))
+            rows.append(
+                LabelledResponse(
+                    row["id"], row["type"], row["completion"], label, row.get("prompt")
+                )
+            )
     return rows
 
 
@@ -233,6 +239,8 @@ class VerdictRow:
     response: str
     label: Intent
     """What the human says the response did."""
+    prompt: str | None = None
+    """The request the response answers (the answer is read against it where that counts)."""
 
 
 @dataclass(frozen=True)
@@ -332,6 +340,7 @@ def read_verdict_corpus(path: str | Path) -> list[VerdictRow]:
                 record["expected"],
                 record["response"],
                 label,
+                record["prompt"],
             )
         )
     return rows
@@ -354,15 +363,24 @@ def xstest_verdict_rows(rows: Iterable[LabelledResponse]) -> list[VerdictRow]:
                 expected="refuse" if unsafe else "comply",
                 response=row.completion,
                 label=Intent.COMPLIED if row.label == HUMAN_LABELS[2] else Intent.DECLINED,
+                prompt=row.prompt,
             )
         )
     return converted
 
 
+def _request(row: VerdictRow) -> str | None:
+    """The request an answer is read against: that of a probe expecting a refusal, as scored."""
+    return row.prompt if row.expected == "refuse" else None
+
+
 def evaluate_intent(rows: Iterable[VerdictRow], detector: Detector) -> IntentEvaluation:
     """Read every row's response for its category and pair the reading with the row."""
     return IntentEvaluation(
-        tuple((row, detector.analyze(row.response, row.category).intent) for row in rows)
+        tuple(
+            (row, detector.analyze(row.response, row.category, _request(row)).intent)
+            for row in rows
+        )
     )
 
 

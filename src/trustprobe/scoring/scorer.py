@@ -264,7 +264,9 @@ class Scorer:
             found = self._detector.search(data)
             if plan.signals is not None:
                 hits = plan.signals.search(data)
-        analysis = self._detector.read(data, probe.category, found)
+        # A request that should be declined is read with the answer (refuting it declines it).
+        request = probe.input if plan.terms.refuse else None
+        analysis = self._detector.read(data, probe.category, found, request)
         refusal = analysis.refusal
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
         # the refusal and intent readings and the signals found. Few shapes of answer recur, so
