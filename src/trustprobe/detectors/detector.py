@@ -32,6 +32,9 @@ from trustprobe.formats import canonical_json, sha256_hex
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
 OPENING_GROUP_SIZE = 64
 """Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
+SINGLE_SET_LIMIT = 128
+"""Most rule, help and intent patterns that run as one RE2 set rather than a set per kind: a few
+sets cost more in calls than they save in DFA states (figures in docs/benchmarks.md)."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
 
 
@@ -104,6 +107,11 @@ class Detector:
         )
         # Help and intent cues follow the opening cues in :attr:`patterns`.
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
+        # Few patterns (the built-in packs): the rules and the tail in one set, one call,
+        # unless that set outgrows the memory budget the sets by kind fit in.
+        self._single = _single_set(
+            (*self._patterns[:count], *self._patterns[count + cue_count :]), max_mem
+        )
         self.pass_groups: tuple[tuple[int, ...], ...] = (
             *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
             *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
@@ -160,6 +168,9 @@ class Detector:
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
+        single = self._single
+        if single is not None:
+            return self._single_search(data, single)
         at = self._evidence_at
         found = [at[i] for i in self._evidence.search(data)]
         cues = self._cues.search(data)
@@ -170,6 +181,21 @@ class Detector:
         tail_at = len(self.rules) + self._cue_count
         found.extend([tail_at + i for i in self._tail.search(data)])
         found.sort()
+        return found
+
+    def _single_search(self, data: bytes, single: PatternSet) -> list[int]:
+        """:meth:`search` through the one set of the rules and the help and intent cues."""
+        found = single.search(data)
+        count = len(self.rules)
+        cut = bisect_left(found, count)
+        if cut < len(found):  # the tail follows the opening cues in :attr:`patterns`
+            shift = self._cue_count
+            found[cut:] = [i + shift for i in found[cut:]]
+        table = self._table
+        cues = [c for i in found[:cut] if (c := table[i][2]) >= 0]
+        if cues:
+            found.extend(self._opening_search(data, cues, count))
+            found.sort()
         return found
 
     def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:
@@ -237,6 +263,16 @@ class Detector:
         help_kinds = [HELP_KINDS[i] for i in help_found]
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe)
         return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
+
+
+def _single_set(patterns: Sequence[str], max_mem: int) -> PatternSet | None:
+    """``patterns`` as one RE2 set, if there are few enough and the set fits ``max_mem``."""
+    if len(patterns) > SINGLE_SET_LIMIT:
+        return None
+    try:
+        return PatternSet(patterns, max_mem=max_mem, groups=[range(len(patterns))])
+    except InputError:  # over the memory budget: the sets by kind each fit it
+        return None
 
 
 def _digest(packs: Sequence[RulePack]) -> str:
