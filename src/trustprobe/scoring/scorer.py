@@ -27,6 +27,8 @@ from trustprobe.scoring.models import CaseScore, ScoringConfig
 
 # Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
 _MAX_VERDICTS = 64
+# Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
+_MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
 _new_case = CaseScore.__new__
@@ -124,6 +126,8 @@ class _ProbePlan:
     with :attr:`fields` updated by it."""
     state: dict[str, Any]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
+    requires_calls: bool
+    """Whether the probe requires calls (then even a case without calls is matched for them)."""
 
     @classmethod
     def compile(
@@ -162,6 +166,7 @@ class _ProbePlan:
             fields=fields,
             verdicts={},
             state=state,
+            requires_calls=bool(probe.required_calls),
         )
 
     def case(self, fields: dict[str, Any]) -> CaseScore:
@@ -201,6 +206,9 @@ class Scorer:
         self._shared: _SharedPass | None = None
         self._rule_count = len(detector.rules)
         self._state = _case_state()
+        self._excerpt = self._config.response_excerpt_chars
+        self._tokens: dict[int, int] = {}
+        self._kept: list[object] = []
         self.prepare(probes)
 
     @property
@@ -266,16 +274,19 @@ class Scorer:
                 hits = plan.signals.search(data)
         analysis = self._detector.read(data, probe.category, found)
         refusal = analysis.refusal
+        tool_calls = response.tool_calls
+        calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
         # the refusal and intent readings and the signals found. Few shapes of answer recur, so
-        # most verdicts are reused. The commonest readings stand in the key as None: hashing a
-        # dataclass runs Python code, and None is no other reading.
-        rules_found = found[: bisect_left(found, self._rule_count)]
-        calls = find_calls(probe, response.tool_calls)  # part of the key: explanations name calls
+        # most verdicts are reused. The readings stand in the key by identity (see _token):
+        # hashing a dataclass runs Python code. The calls are part of the key because
+        # explanations name them.
+        tokens = self._tokens
+        intent = analysis.intent
         key = (
-            tuple(rules_found),
-            None if refusal is NOT_REFUSED else refusal,
-            analysis.intent,
+            tuple(found[: bisect_left(found, self._rule_count)]),
+            None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
+            tokens.get(id(intent)) or self._token(intent),
             tuple(hits),
             None if calls is NO_CALLS else calls,
         )
@@ -292,14 +303,37 @@ class Scorer:
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
         fields["detected_failure_modes"] = list(verdict.modes)
         fields["verdict_cues"] = list(verdict.cues)
-        limit = self._config.response_excerpt_chars
+        limit = self._excerpt
         fields["response"] = text[:limit]
         fields["response_truncated"] = len(text) > limit
         fields["latency_ms"] = response.latency_ms
         fields["input_tokens"] = response.input_tokens
         fields["output_tokens"] = response.output_tokens
-        _add_calls(fields, response, calls)
+        if calls is NO_CALLS and tool_calls is None:  # most cases: no calls at all
+            fields["tool_calls"] = None
+            fields["matched_unsafe_calls"] = []
+            fields["matched_safe_calls"] = []
+            fields["missing_required_calls"] = []
+            fields["flagged_calls"] = []
+        else:
+            _add_calls(fields, response, calls)
         return plan.case(fields)
+
+    def _token(self, reading: object) -> object:
+        """A stand-in for a refusal or intent reading in a verdict key: a number per object.
+
+        The detector shares its readings, so the same few objects recur; a number keyed by
+        the object's identity is cheaper to hash than the reading. The object is kept, so its
+        identity is never reused while the number stands for it. Two equal readings that are
+        different objects get different numbers: a verdict reached twice, never a wrong one.
+        Past the bound the reading itself stands in the key.
+        """
+        if len(self._tokens) >= _MAX_TOKENS:
+            return reading
+        token = len(self._tokens) + 1  # never 0: the lookup treats a falsy token as absent
+        self._tokens[id(reading)] = token
+        self._kept.append(reading)
+        return token
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
