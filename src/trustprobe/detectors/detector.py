@@ -32,9 +32,10 @@ from trustprobe.formats import canonical_json, sha256_hex
 _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
 OPENING_GROUP_SIZE = 64
 """Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
-SINGLE_SET_LIMIT = 128
-"""Most rule, help and intent patterns that run as one RE2 set rather than a set per kind: a few
-sets cost more in calls than they save in DFA states (figures in docs/benchmarks.md)."""
+SINGLE_SET_LIMIT = 320
+"""Most patterns of the pass that run as one RE2 set rather than in sets by kind: up to a few
+hundred patterns one set costs less on fresh text, at about 900 (rules x10) several times more
+(figures in docs/benchmarks.md, "Matching passes")."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
 
 
@@ -107,11 +108,10 @@ class Detector:
         )
         # Help and intent cues follow the opening cues in :attr:`patterns`.
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
-        # Few patterns (the built-in packs): the rules and the tail in one set, one call,
-        # unless that set outgrows the memory budget the sets by kind fit in.
-        self._single = _single_set(
-            (*self._patterns[:count], *self._patterns[count + cue_count :]), max_mem
-        )
+        # Few patterns (the built-in packs): the whole pass in one set, one call, unless that
+        # set outgrows the memory budget the sets by kind fit in.
+        single = _single_set(self._patterns, max_mem)
+        self._single = None if single is None else single.searcher()
         self.pass_groups: tuple[tuple[int, ...], ...] = (
             *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
             *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
@@ -169,8 +169,8 @@ class Detector:
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
         single = self._single
-        if single is not None:
-            return self._single_search(data, single)
+        if single is not None:  # its indices are those of :attr:`patterns`
+            return single(data)
         at = self._evidence_at
         found = [at[i] for i in self._evidence.search(data)]
         cues = self._cues.search(data)
@@ -181,21 +181,6 @@ class Detector:
         tail_at = len(self.rules) + self._cue_count
         found.extend([tail_at + i for i in self._tail.search(data)])
         found.sort()
-        return found
-
-    def _single_search(self, data: bytes, single: PatternSet) -> list[int]:
-        """:meth:`search` through the one set of the rules and the help and intent cues."""
-        found = single.search(data)
-        count = len(self.rules)
-        cut = bisect_left(found, count)
-        if cut < len(found):  # the tail follows the opening cues in :attr:`patterns`
-            shift = self._cue_count
-            found[cut:] = [i + shift for i in found[cut:]]
-        table = self._table
-        cues = [c for i in found[:cut] if (c := table[i][2]) >= 0]
-        if cues:
-            found.extend(self._opening_search(data, cues, count))
-            found.sort()
         return found
 
     def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:
