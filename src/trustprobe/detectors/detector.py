@@ -171,6 +171,10 @@ class Detector:
         single = self._single
         if single is not None:  # its indices are those of :attr:`patterns`
             return single(data)
+        return self.search_by_kind(data)
+
+    def search_by_kind(self, data: bytes) -> list[int]:
+        """:meth:`search` in RE2 sets by kind of pattern, however many patterns there are."""
         at = self._evidence_at
         found = [at[i] for i in self._evidence.search(data)]
         cues = self._cues.search(data)
