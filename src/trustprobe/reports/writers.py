@@ -53,7 +53,9 @@ def render_items(items_of: ItemList, items: Sequence[Any], depth: int) -> bytes:
         return b""
     to_json = items_of.item.__pydantic_serializer__.to_json
     indent = b" " * (INDENT * depth)
-    return indent + (b",\n" + indent).join([to_json(item) for item in items])
+    lines = [to_json(item) for item in items]
+    lines[0] = indent + lines[0]  # not the joined text: it is megabytes long
+    return (b",\n" + indent).join(lines)
 
 
 def _fill(text: str, marker: str, items: bytes, depth: int) -> str:
