@@ -12,7 +12,7 @@ then reused; and cases are built from typed values without validating each one a
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -115,8 +115,9 @@ class _ProbePlan:
     """The pass that matches the rules and this probe's signals together, if prepared."""
     positions: dict[int, tuple[int, ...]]
     """In the shared pass: positions among this probe's signals of each of its slots."""
-    signals: PatternSet | None
-    """Unless shared: the probe's signal patterns, unsafe then safe, in a set of their own."""
+    signals: Callable[[bytes], list[int]] | None
+    """Unless shared: the search of the probe's signal patterns, unsafe then safe, in a set of
+    their own."""
     terms: ProbeTerms
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
@@ -124,8 +125,10 @@ class _ProbePlan:
     verdicts: dict[tuple[Any, ...], tuple[Verdict, dict[str, Any]]]
     """Verdicts reached so far, by what they depend on (a few shapes of answer recur), each
     with :attr:`fields` updated by it."""
-    state: dict[str, Any]
+    state: tuple[tuple[str, Any], ...]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
+    fields_set: set[str]
+    """Every field's name: each case sets them all (copied for each case)."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
 
@@ -161,11 +164,12 @@ class _ProbePlan:
             probe=probe,
             shared=shared,
             positions=positions,
-            signals=PatternSet(patterns) if patterns and shared is None else None,
+            signals=PatternSet(patterns).searcher() if patterns and shared is None else None,
             terms=terms,
             fields=fields,
             verdicts={},
-            state=state,
+            state=tuple(state.items()),
+            fields_set=set(fields),
             requires_calls=bool(probe.required_calls),
         )
 
@@ -180,8 +184,8 @@ class _ProbePlan:
         """
         case = _new_case(CaseScore)
         _set_attribute(case, "__dict__", fields)
-        _set_attribute(case, "__pydantic_fields_set__", set(fields))
-        for name, value in self.state.items():
+        _set_attribute(case, "__pydantic_fields_set__", self.fields_set.copy())
+        for name, value in self.state:
             _set_attribute(case, name, value)
         return case
 
@@ -271,7 +275,7 @@ class Scorer:
         else:
             found = self._detector.search(data)
             if plan.signals is not None:
-                hits = plan.signals.search(data)
+                hits = plan.signals(data)
         analysis = self._detector.read(data, probe.category, found)
         refusal = analysis.refusal
         tool_calls = response.tool_calls
