@@ -7,7 +7,8 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trustprobe.detectors import Detector, PatternSet
+from trustprobe.detectors import Detector, PatternSet, builtin_rule_packs
+from trustprobe.detectors.detector import SINGLE_SET_LIMIT
 from trustprobe.detectors.matching import encode_text
 from trustprobe.errors import InputError
 
@@ -148,16 +149,48 @@ _FRAGMENTS = (
 )
 
 
-@settings(max_examples=100, deadline=None)
-@given(text=st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join))
-def test_detector_passes_equal_one_set_of_every_pattern(
-    builtin_detector: Detector, text: str
+@pytest.fixture(scope="module")
+def large_detector() -> Detector:
+    """The built-in packs five times (the copies' rules renamed): too many patterns for one set."""
+    packs = builtin_rule_packs()
+    copies = [
+        pack.model_copy(
+            update={
+                "pack": f"{pack.pack}-copy{n}",
+                "rules": tuple(
+                    rule.model_copy(update={"id": f"{rule.id}_copy{n}"}) for rule in pack.rules
+                ),
+            }
+        )
+        for n in range(4)
+        for pack in packs
+    ]
+    return Detector([*packs, *copies])
+
+
+def test_the_built_in_pass_runs_as_one_set_and_a_larger_one_by_kind(
+    builtin_detector: Detector, large_detector: Detector
 ) -> None:
-    # The detector runs its patterns in several RE2 sets grouped by kind; one set holding them
-    # all is the reference, and so is each pattern on its own.
-    patterns = builtin_detector.patterns
+    assert len(builtin_detector.patterns) <= SINGLE_SET_LIMIT < len(large_detector.patterns)
+    assert builtin_detector._single is not None
+    assert large_detector._single is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join),
+    large=st.booleans(),
+)
+def test_detector_passes_equal_one_set_of_every_pattern(
+    builtin_detector: Detector, large_detector: Detector, text: str, large: bool
+) -> None:
+    # The detector runs its patterns in one RE2 set (few patterns, the built-in packs) or in
+    # several grouped by kind (more); one set holding every pattern of the pass is the
+    # reference, and so is each pattern on its own.
+    detector = large_detector if large else builtin_detector
+    patterns = detector.patterns
     data = encode_text(text)
-    found = builtin_detector.search(data)
+    found = detector.search(data)
     assert found == _one_set(patterns).search(data)
     assert found == _one_set(patterns).search_each(data)
 

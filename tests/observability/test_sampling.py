@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import heapq
+import pickle
 
+from hypothesis import given
+from hypothesis import strategies as st
 from tests.observability.conftest import CaseFactory
 
 from trustprobe.observability import (
@@ -12,6 +15,7 @@ from trustprobe.observability import (
     observe_sample,
     sample_priority,
 )
+from trustprobe.observability.geometry import sample_priorities
 from trustprobe.scoring import CaseScore
 
 
@@ -111,3 +115,24 @@ def test_numeric_steps_run_on_one_thread_though_scikit_learn_loads_late() -> Non
     )
     pools = done.stdout.strip()
     assert "'openmp', 1" in pools and "'blas', 1" in pools and ", 2)" not in pools, pools
+
+
+@given(
+    seed=st.integers(min_value=0, max_value=2**63),
+    probe_id=st.text(min_size=1, max_size=40),
+    samples=st.lists(st.integers(min_value=0, max_value=2**40), min_size=1, max_size=5),
+)
+def test_draws_with_each_probes_hash_state_kept_are_the_reference_draws(
+    seed: int, probe_id: str, samples: list[int]
+) -> None:
+    priority = sample_priorities(seed)
+    for sample in samples:
+        assert priority(probe_id, sample) == sample_priority(seed, probe_id, sample)
+
+
+def test_a_sample_travels_between_processes(make_case: CaseFactory) -> None:
+    # A cluster's workers send their samples back to the client, pickled.
+    sample = ObservabilitySample(seed=3, size=50, floor=5)
+    sample.add(_run(make_case, 500))
+    copy = pickle.loads(pickle.dumps(sample))
+    assert copy == sample and copy.cases() == sample.cases()

@@ -15,6 +15,7 @@ from trustprobe.reports import (
     StageClock,
     build_report,
     read_report,
+    report_json,
     stream_report,
     write_report_json,
 )
@@ -119,3 +120,27 @@ def test_a_report_written_before_the_sample_field_still_reads(
     old = read_report(tmp_path / "old.json")
     assert old.observability is not None and old.observability.sampled_from is None
     assert old == read_report(tmp_path / "new.json")
+
+
+def test_the_report_puts_a_case_and_a_point_on_each_line_and_old_layouts_still_read(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    paths = _responses(tmp_path, catalog)
+    loaded = load_responses(paths)
+    built = build_report(catalog, loaded.responses, detector=builtin_detector, min_cases=5)
+    assert built.observability is not None and built.observability.points
+    text = report_json(built)
+    # The same JSON value as pydantic's own rendering, indented or not.
+    assert json.loads(text) == json.loads(built.model_dump_json())
+    lines = text.splitlines()
+    cases = [line for line in lines if line.startswith('    {"probe_id":')]
+    points = [line for line in lines if line.startswith('      {"') and "cluster" in line]
+    assert [json.loads(line.rstrip(",")) for line in cases] == [
+        case.model_dump(mode="json") for case in built.cases
+    ]
+    assert [json.loads(line.rstrip(",")) for line in points] == [
+        point.model_dump(mode="json") for point in built.observability.points
+    ]
+    # A report indented throughout (the layout before one line a case) reads the same.
+    (tmp_path / "indented.json").write_text(built.model_dump_json(indent=2) + "\n")
+    assert read_report(tmp_path / "indented.json") == built

@@ -34,6 +34,10 @@ _SAFE, _UNSAFE, _BOUNDARY = 0, 1, 2
 _PREMISE_CUE = "boundary.refusal.contradicts_premise"
 OPENING_GROUP_SIZE = 64
 """Most opening-sentence cue patterns in one RE2 set (figures in docs/benchmarks.md)."""
+SINGLE_SET_LIMIT = 320
+"""Most patterns of the pass that run as one RE2 set rather than in sets by kind: up to a few
+hundred patterns one set costs less on fresh text, at about 900 (rules x10) several times more
+(figures in docs/benchmarks.md, "Matching passes")."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
 
 
@@ -106,6 +110,10 @@ class Detector:
         )
         # Help and intent cues follow the opening cues in :attr:`patterns`.
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
+        # Few patterns (the built-in packs): the whole pass in one set, one call, unless that
+        # set outgrows the memory budget the sets by kind fit in.
+        single = _single_set(self._patterns, max_mem)
+        self._single = None if single is None else single.searcher()
         self.pass_groups: tuple[tuple[int, ...], ...] = (
             *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
             *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
@@ -167,6 +175,13 @@ class Detector:
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""
+        single = self._single
+        if single is not None:  # its indices are those of :attr:`patterns`
+            return single(data)
+        return self.search_by_kind(data)
+
+    def search_by_kind(self, data: bytes) -> list[int]:
+        """:meth:`search` in RE2 sets by kind of pattern, however many patterns there are."""
         at = self._evidence_at
         found = [at[i] for i in self._evidence.search(data)]
         cues = self._cues.search(data)
@@ -250,6 +265,16 @@ class Detector:
         help_kinds = [HELP_KINDS[i] for i in help_found]
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
         return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
+
+
+def _single_set(patterns: Sequence[str], max_mem: int) -> PatternSet | None:
+    """``patterns`` as one RE2 set, if there are few enough and the set fits ``max_mem``."""
+    if len(patterns) > SINGLE_SET_LIMIT:
+        return None
+    try:
+        return PatternSet(patterns, max_mem=max_mem, groups=[range(len(patterns))])
+    except InputError:  # over the memory budget: the sets by kind each fit it
+        return None
 
 
 def _digest(packs: Sequence[RulePack]) -> str:

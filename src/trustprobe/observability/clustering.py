@@ -64,13 +64,26 @@ def _distinct_rows(vectors: NDArray[np.floating]) -> int:
     return len(np.unique(vectors, axis=0))
 
 
-def _silhouette(vectors: NDArray[np.floating], labels: NDArray[np.intp]) -> float | None:
+def _distances(vectors: NDArray[np.floating]) -> NDArray[np.floating]:
+    """Euclidean distances between the rows, computed as ``silhouette_score`` computes them.
+
+    The same chunked call, so each row's distances are the very numbers it would compute
+    itself; every silhouette of the scan is then read from this one matrix instead of
+    computing the distances again for each k (the sample is the same for every k).
+    """
+    from sklearn.metrics import pairwise_distances_chunked
+
+    return np.vstack(list(pairwise_distances_chunked(vectors, metric="euclidean")))
+
+
+def _silhouette(distances: NDArray[np.floating], labels: NDArray[np.intp]) -> float | None:
+    """Mean silhouette of ``labels`` over points whose pairwise ``distances`` are given."""
     # Defined only for 2 <= clusters <= points - 1.
-    if not 2 <= len(np.unique(labels)) <= len(vectors) - 1:
+    if not 2 <= len(np.unique(labels)) <= len(distances) - 1:
         return None
     from sklearn.metrics import silhouette_score
 
-    return float(silhouette_score(vectors, labels))
+    return float(silhouette_score(distances, labels, metric="precomputed"))
 
 
 def assign_clusters(
@@ -118,6 +131,7 @@ def fit_clusters(
     else:
         sample_index = np.sort(rng.choice(n, size=SELECTION_SAMPLE, replace=False))
     sample = vectors[sample_index]
+    distances = _distances(sample)
     scan: list[tuple[int, float]] = []
 
     if n_clusters is not None:
@@ -130,7 +144,7 @@ def fit_clusters(
         largest = min(MAX_CLUSTERS, _distinct_rows(sample), len(sample) - 1)
         for candidate in range(2, largest + 1):
             fitted = _fit_kmeans(sample, candidate, seed)
-            score = _silhouette(sample, np.asarray(fitted.labels_, dtype=np.intp))
+            score = _silhouette(distances, np.asarray(fitted.labels_, dtype=np.intp))
             if score is not None:
                 scan.append((candidate, score))
         if scan:
@@ -153,5 +167,5 @@ def fit_clusters(
         selection=selection,
         sample_size=len(sample),
         scan=tuple(scan),
-        silhouette=_silhouette(sample, labels[sample_index]),
+        silhouette=_silhouette(distances, labels[sample_index]),
     )

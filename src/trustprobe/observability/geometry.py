@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,6 +57,27 @@ def sample_priority(seed: int, probe_id: str, sample: int) -> int:
     """
     digest = hashlib.blake2b(f"{seed}\x00{probe_id}\x00{sample}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def sample_priorities(seed: int) -> Callable[[str, int], int]:
+    """:func:`sample_priority` for one ``seed``, each probe's part of the hash taken once.
+
+    BLAKE2b reads its input in order, so the state after ``seed`` and the probe id, copied,
+    then fed the sample number, gives the same digest as hashing the whole key.
+    """
+    prefixes: dict[str, Any] = {}
+
+    def priority(probe_id: str, sample: int) -> int:
+        prefix = prefixes.get(probe_id)
+        if prefix is None:
+            prefix = prefixes[probe_id] = hashlib.blake2b(
+                f"{seed}\x00{probe_id}\x00".encode(), digest_size=8
+            )
+        state = prefix.copy()
+        state.update(b"%d" % sample)
+        return int.from_bytes(state.digest(), "big")
+
+    return priority
 
 
 def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:

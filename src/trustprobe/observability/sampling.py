@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_priority
+from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_priorities
 from trustprobe.scoring.models import CaseScore
 
 SAMPLE_SIZE: Final = fit_sample_size()
@@ -96,6 +96,10 @@ class ObservabilitySample:
         workers send where to read the chosen cases again, which is small.
         """
         position = self.offered if first is None else first
+        # Made per call, not kept: a sample travels between processes (pickled), hash states
+        # do not.
+        priority = sample_priorities(self.seed)
+        uniform, strata = self._uniform, self._strata
         for index, case in enumerate(cases):
             position += 1
             self.offered += 1
@@ -106,13 +110,18 @@ class ObservabilitySample:
             if passed is None or case.risk_score is None:
                 passed, _ = case_verdict(case)  # raises: a scored case must carry a verdict
             self.scored += 1
-            draw = sample_priority(self.seed, case.probe_id, case.sample)
-            entry = (-draw, -position, case if places is None else places[index])
-            self._uniform.offer(entry)
-            stratum = self._strata.get((case.category, passed))
+            key = -priority(case.probe_id, case.sample)
+            # Once a heap is full most cases draw above its largest kept draw: they are
+            # passed over here, without building the entry (offer would keep none of them).
+            heap = uniform.heap
+            if len(heap) < uniform.limit or (heap and key >= heap[0][0]):
+                uniform.offer((key, -position, case if places is None else places[index]))
+            stratum = strata.get((case.category, passed))
             if stratum is None:
-                stratum = self._strata[(case.category, passed)] = _Smallest(self.floor)
-            stratum.offer(entry)
+                stratum = strata[(case.category, passed)] = _Smallest(self.floor)
+            heap = stratum.heap
+            if len(heap) < stratum.limit or (heap and key >= heap[0][0]):
+                stratum.offer((key, -position, case if places is None else places[index]))
 
     def merge(self, other: ObservabilitySample) -> None:
         """Take in the sample of another, disjoint partition of the same run (same seed)."""

@@ -1,9 +1,10 @@
 """Write a report whose cases and points arrive in pieces, byte for byte as ``report_json``.
 
 Nobody holds every case: a scoring run (in process, chunk by chunk, or on a cluster's workers,
-block by block) renders its cases and points as JSON text nested at the right depth
-(:func:`render_items`), the writer appends the text in order, and the rest of the report
-(metrics, observability summaries, warnings) is spliced in around it at the end. Everything
+block by block) renders its cases and points as JSON text, a line each at their depth
+(:func:`~trustprobe.reports.writers.render_items`, re-exported here), the writer appends the
+text in order, and the rest of the report (metrics, observability summaries, warnings) is
+spliced in around it at the end. Everything
 goes to temporary files in the output's directory and the report appears only by an atomic
 rename after an fsync, so a failed run leaves no file.
 """
@@ -14,69 +15,20 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO, Final
-
-from pydantic import TypeAdapter
+from typing import BinaryIO
 
 from trustprobe.formats import writable_target
 from trustprobe.metrics import MetricsPartial, finalize_metrics
-from trustprobe.observability import ObservabilityPoint
 from trustprobe.reports.models import Provenance, Report
 from trustprobe.reports.target import ReportTarget
-from trustprobe.reports.writers import report_json
-from trustprobe.scoring import CaseScore
-
-
-class ItemList:
-    """One model's items as a JSON list, rendered at the depth a report nests it."""
-
-    def __init__(self, item: type[Any]) -> None:
-        self.item = item
-        self._adapters: dict[int, TypeAdapter[Any]] = {}
-
-    def adapter(self, depth: int) -> TypeAdapter[Any]:
-        """A serializer of the list wrapped in ``depth - 1`` one-key objects."""
-        found = self._adapters.get(depth)
-        if found is None:
-            shape: Any = list
-            shape = shape[self.item]
-            for _ in range(depth - 1):
-                shape = dict[str, shape]
-            found = self._adapters[depth] = TypeAdapter(shape)
-        return found
-
-
-CASES: Final = ItemList(CaseScore)
-POINTS: Final = ItemList(ObservabilityPoint)
-INDENT: Final = 2
-"""``report_json`` pretty-prints with two spaces."""
-CASES_DEPTH: Final = 2
-"""Indent level of a case in a report: root object, then the ``cases`` list."""
-POINTS_DEPTH: Final = 3
-"""Indent level of a point: root, ``observability``, then its ``points`` list."""
-_CASES_MARKER: Final = '\n  "cases": []'
-_POINTS_MARKER: Final = '\n    "points": []'
-
-
-def render_items(items_of: ItemList, items: Sequence[Any], depth: int) -> bytes:
-    """The items of a JSON list at nesting ``depth``, as pretty-printed inside a report.
-
-    The list is serialized inside ``depth - 1`` one-key objects, so pretty-printing indents
-    its items exactly as the report nests them, and the text between the list's brackets is
-    cut out: no pass over the text to indent it again.
-    """
-    if not items:
-        return b""
-    value: Any = list(items)
-    for _ in range(depth - 1):
-        value = {"": value}
-    text = items_of.adapter(depth).dump_json(value, indent=INDENT)
-    start = text.index(b"[\n") + 2  # the keys are empty: the first "[" opens the list
-    stop = text.rindex(b"\n", 0, text.rindex(b"]"))
-    return text[start:stop]
+from trustprobe.reports.writers import CASES as CASES
+from trustprobe.reports.writers import CASES_DEPTH as CASES_DEPTH
+from trustprobe.reports.writers import CASES_MARKER, INDENT, POINTS_MARKER, report_json
+from trustprobe.reports.writers import POINTS as POINTS
+from trustprobe.reports.writers import POINTS_DEPTH as POINTS_DEPTH
+from trustprobe.reports.writers import render_items as render_items
 
 
 def _split(text: str, marker: str) -> tuple[str, str]:
@@ -104,7 +56,7 @@ def report_head(provenance: Provenance, target: ReportTarget | None = None) -> R
 def _head(report: Report) -> str:
     """The report's text up to the opening bracket of ``cases``."""
     bare = report.model_copy(update={"cases": [], "observability": None, "warnings": []})
-    return _split(report_json(bare), _CASES_MARKER)[0]
+    return _split(report_json(bare), CASES_MARKER)[0]
 
 
 def _append(source: BinaryIO, target: BinaryIO) -> None:
@@ -201,7 +153,7 @@ class ReportStream:
             raise ValueError(
                 "the report's cases and points are the ones streamed: leave them empty"
             )
-        head, rest = _split(report_json(report), _CASES_MARKER)
+        head, rest = _split(report_json(report), CASES_MARKER)
         if head != self._head:
             raise ValueError("the report's schema version or provenance changed during the run")
         close = b"\n" + b" " * INDENT + b"]" if self._case_chunks else b"]"
@@ -210,7 +162,7 @@ class ReportStream:
                 raise ValueError("points were written but the report has no observability")
             self._report.write(close + rest.encode("utf-8"))
         else:
-            middle, tail = _split(rest, _POINTS_MARKER)
+            middle, tail = _split(rest, POINTS_MARKER)
             self._report.write(close + middle.encode("utf-8"))
             self._points.seek(0)
             shutil.copyfileobj(self._points, self._report, length=1 << 20)

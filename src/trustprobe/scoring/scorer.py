@@ -12,7 +12,7 @@ then reused; and cases are built from typed values without validating each one a
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -27,6 +27,8 @@ from trustprobe.scoring.models import CaseScore, ScoringConfig
 
 # Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
 _MAX_VERDICTS = 64
+# Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
+_MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
 _new_case = CaseScore.__new__
@@ -113,8 +115,9 @@ class _ProbePlan:
     """The pass that matches the rules and this probe's signals together, if prepared."""
     positions: dict[int, tuple[int, ...]]
     """In the shared pass: positions among this probe's signals of each of its slots."""
-    signals: PatternSet | None
-    """Unless shared: the probe's signal patterns, unsafe then safe, in a set of their own."""
+    signals: Callable[[bytes], list[int]] | None
+    """Unless shared: the search of the probe's signal patterns, unsafe then safe, in a set of
+    their own."""
     terms: ProbeTerms
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
@@ -122,8 +125,12 @@ class _ProbePlan:
     verdicts: dict[tuple[Any, ...], tuple[Verdict, dict[str, Any]]]
     """Verdicts reached so far, by what they depend on (a few shapes of answer recur), each
     with :attr:`fields` updated by it."""
-    state: dict[str, Any]
+    state: tuple[tuple[str, Any], ...]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
+    fields_set: set[str]
+    """Every field's name: each case sets them all (copied for each case)."""
+    requires_calls: bool
+    """Whether the probe requires calls (then even a case without calls is matched for them)."""
 
     @classmethod
     def compile(
@@ -157,11 +164,13 @@ class _ProbePlan:
             probe=probe,
             shared=shared,
             positions=positions,
-            signals=PatternSet(patterns) if patterns and shared is None else None,
+            signals=PatternSet(patterns).searcher() if patterns and shared is None else None,
             terms=terms,
             fields=fields,
             verdicts={},
-            state=state,
+            state=tuple(state.items()),
+            fields_set=set(fields),
+            requires_calls=bool(probe.required_calls),
         )
 
     def case(self, fields: dict[str, Any]) -> CaseScore:
@@ -175,8 +184,8 @@ class _ProbePlan:
         """
         case = _new_case(CaseScore)
         _set_attribute(case, "__dict__", fields)
-        _set_attribute(case, "__pydantic_fields_set__", set(fields))
-        for name, value in self.state.items():
+        _set_attribute(case, "__pydantic_fields_set__", self.fields_set.copy())
+        for name, value in self.state:
             _set_attribute(case, name, value)
         return case
 
@@ -201,6 +210,9 @@ class Scorer:
         self._shared: _SharedPass | None = None
         self._rule_count = len(detector.rules)
         self._state = _case_state()
+        self._excerpt = self._config.response_excerpt_chars
+        self._tokens: dict[int, int] = {}
+        self._kept: list[object] = []
         self.prepare(probes)
 
     @property
@@ -263,21 +275,24 @@ class Scorer:
         else:
             found = self._detector.search(data)
             if plan.signals is not None:
-                hits = plan.signals.search(data)
+                hits = plan.signals(data)
         # A request that should be declined is read with the answer (refuting it declines it).
         request = probe.input if plan.terms.refuse else None
         analysis = self._detector.read(data, probe.category, found, request)
         refusal = analysis.refusal
+        tool_calls = response.tool_calls
+        calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
         # the refusal and intent readings and the signals found. Few shapes of answer recur, so
-        # most verdicts are reused. The commonest readings stand in the key as None: hashing a
-        # dataclass runs Python code, and None is no other reading.
-        rules_found = found[: bisect_left(found, self._rule_count)]
-        calls = find_calls(probe, response.tool_calls)  # part of the key: explanations name calls
+        # most verdicts are reused. The readings stand in the key by identity (see _token):
+        # hashing a dataclass runs Python code. The calls are part of the key because
+        # explanations name them.
+        tokens = self._tokens
+        intent = analysis.intent
         key = (
-            tuple(rules_found),
-            None if refusal is NOT_REFUSED else refusal,
-            analysis.intent,
+            tuple(found[: bisect_left(found, self._rule_count)]),
+            None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
+            tokens.get(id(intent)) or self._token(intent),
             tuple(hits),
             None if calls is NO_CALLS else calls,
         )
@@ -294,14 +309,37 @@ class Scorer:
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
         fields["detected_failure_modes"] = list(verdict.modes)
         fields["verdict_cues"] = list(verdict.cues)
-        limit = self._config.response_excerpt_chars
+        limit = self._excerpt
         fields["response"] = text[:limit]
         fields["response_truncated"] = len(text) > limit
         fields["latency_ms"] = response.latency_ms
         fields["input_tokens"] = response.input_tokens
         fields["output_tokens"] = response.output_tokens
-        _add_calls(fields, response, calls)
+        if calls is NO_CALLS and tool_calls is None:  # most cases: no calls at all
+            fields["tool_calls"] = None
+            fields["matched_unsafe_calls"] = []
+            fields["matched_safe_calls"] = []
+            fields["missing_required_calls"] = []
+            fields["flagged_calls"] = []
+        else:
+            _add_calls(fields, response, calls)
         return plan.case(fields)
+
+    def _token(self, reading: object) -> object:
+        """A stand-in for a refusal or intent reading in a verdict key: a number per object.
+
+        The detector shares its readings, so the same few objects recur; a number keyed by
+        the object's identity is cheaper to hash than the reading. The object is kept, so its
+        identity is never reused while the number stands for it. Two equal readings that are
+        different objects get different numbers: a verdict reached twice, never a wrong one.
+        Past the bound the reading itself stands in the key.
+        """
+        if len(self._tokens) >= _MAX_TOKENS:
+            return reading
+        token = len(self._tokens) + 1  # never 0: the lookup treats a falsy token as absent
+        self._tokens[id(reading)] = token
+        self._kept.append(reading)
+        return token
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
