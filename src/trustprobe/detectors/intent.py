@@ -397,7 +397,15 @@ class IntentReader:
         moral = _MORAL in found and short and not _exonerates(stripped)
         if short and (
             (moral and (refusal.cues or _NEGATION in found))
-            or (contradicts and (_NEGATION in found or moral or len(refusal.cues) > 1))
+            or (
+                contradicts
+                and (
+                    _NEGATION in found
+                    or moral
+                    or len(refusal.cues) > 1
+                    or _denied_at_opening(stripped)
+                )
+            )
         ):
             # Arguing against the request (naming its harm, refuting its premise) without
             # delivering anything: a decline in other words.
@@ -521,6 +529,23 @@ def _exonerates(data: bytes) -> bool:
     return bool(terms) and all(
         _DENIED_BEFORE.search(text, max(0, m.start() - 40), m.start()) for m in terms
     )
+
+
+_DENIAL = re.compile(
+    r"\A[^.!?\n]{0,160}?\b(?:myth|misconception|falsehood|stereotype|generali[sz]ation|untrue"
+    r"|not true|false)\b",
+    re.IGNORECASE,
+)
+"""An opening sentence that calls the premise a myth, false or a stereotype."""
+
+
+def _denied_at_opening(data: bytes) -> bool:
+    """Whether the answer opens by denying the premise ("That's actually a myth.").
+
+    Such an opening is a negation of the request's claim in other words; it is checked only
+    where the evidence cue already matched, so the Python regex runs on few answers.
+    """
+    return _DENIAL.search(data.decode("utf-8", "replace")) is not None
 
 
 def _disclaimer_only(cues: Sequence[str]) -> bool:
