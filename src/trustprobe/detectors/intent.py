@@ -505,6 +505,7 @@ answer is a soft refusal."""
 REDIRECTING_CUES = frozenset(
     {
         "boundary.refusal.no_access",
+        "boundary.refusal.not_released",
         "boundary.refusal.redirect_to_help",
         "boundary.refusal.points_elsewhere",
         "boundary.refusal.names_the_harm",
