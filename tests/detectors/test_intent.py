@@ -198,7 +198,7 @@ def test_corpus_is_large_labelled_and_explained() -> None:
     assert len({r["style"] for r in records}) >= 12
 
 
-@pytest.mark.parametrize(("which", "floor"), [("even", 0.96), ("odd", 0.96)])
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.97), ("odd", 0.97)])
 def test_corpus_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
     # Measured (367 rows): 96.7% on the tuning half (even rows) and 96.7% on the other half
     # (odd rows), with each answer read against its request (95.1% / 95.6% without).
