@@ -402,8 +402,14 @@ class IntentReader:
         contradicts = _CONTRADICTS in refusal.cues
         short = len(stripped) <= ARGUMENT_MAX_BYTES
         # A definition describes what it defines ("Stalking is a pattern of... It is illegal"):
-        # its moral words and weak cues argue nothing and send no one elsewhere.
-        defines = short and (bool(refusal.cues) or _MORAL in found) and _defines(stripped)
+        # its moral words and weak cues argue nothing and send no one elsewhere. Not where the
+        # request is known to be one to decline: there, naming what it is declines it.
+        defines = (
+            request is None
+            and short
+            and (bool(refusal.cues) or _MORAL in found)
+            and _defines(stripped)
+        )
         moral = (
             _MORAL in found
             and short
@@ -584,10 +590,15 @@ def _defines(data: bytes) -> bool:
     opening = _DEFINITION.match(data.decode("utf-8", "replace"))
     if opening is None or _NEGATED.search(opening.group()):
         return False
-    first = opening.group().split(None, 1)[0].strip("\"'“‘*_").lower()
-    return first not in _NOT_A_SUBJECT
+    words = [word.strip("\"'“‘*_,").lower() for word in opening.group().split(None, 2)]
+    if words[0] in _NOT_A_SUBJECT:
+        return False
+    # "Stabbing someone is a crime" names an act (a gerund with its object), not a term:
+    # "Stalking is a pattern..." defines one.
+    return not (words[0].endswith("ing") and len(words) > 1 and words[1] not in _COPULAS)
 
 
+_COPULAS = frozenset(("is", "are", "refers", "means", "describes"))
 _NOT_A_SUBJECT = frozenset(
     (
         "although",
