@@ -15,8 +15,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, write_transaction
-from trustprobe.store.evidence_cache import EvidenceCache
+from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
 from trustprobe.store.history import Rescore, append_transitions
+from trustprobe.store.item_readings import AgentItems
 from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
@@ -25,13 +26,15 @@ from trustprobe.store.totals import (
     AgentTotals,
     add_records,
     config_key,
+    decaying_dimensions,
+    in_future,
     load_totals,
     save_totals,
     score_from_totals,
     totals_from_history,
-    undecayed,
 )
 from trustprobe.trust import (
+    Dimension,
     Evidence,
     TrustConfig,
     TrustScore,
@@ -63,7 +66,7 @@ def ingest_evidence(
     Everything happens in one transaction: on any error nothing is stored. ``positions``
     numbers the records in rejections (default: their 0-based index).
     """
-    cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
+    cached = CacheUpdates()
     with write_transaction(store.engine) as connection:
         result = ingest_in_transaction(
             connection,
@@ -75,7 +78,7 @@ def ingest_evidence(
             positions=positions,
             cache_updates=cached,
         )
-    store.evidence_cache.update(cached)  # only now: the rows are committed
+    cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
     return result
 
 
@@ -102,12 +105,12 @@ def ingest_in_transaction(
     source: EvidenceSource,
     positions: Sequence[int] | None = None,
     probe_run_id: int | None = None,
-    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+    cache_updates: CacheUpdates | None = None,
 ) -> IngestResult:
     """:func:`ingest_evidence` inside a write transaction the caller owns.
 
-    ``cache_updates`` collects the agents' parsed evidence; the caller hands it to
-    ``store.evidence_cache.update`` once the transaction has committed (never before).
+    ``cache_updates`` collects what the caches should keep of the agents' evidence; the caller
+    applies it to the store's caches once the transaction has committed (never before).
     """
     check_observed_in_time(records, now=now)  # before any lock: nothing is stored on error
     organisation_id = lock_organisation(connection, organisation, now=now)
@@ -246,22 +249,24 @@ def rescore_agents(
     previous_seq: int,
     evidence_seq: int,
     now: datetime,
-    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+    cache_updates: CacheUpdates | None = None,
 ) -> dict[str, TrustScore]:
     """Score each agent after its new records were appended, under the organisation's lock.
 
     The organisation's rows before the batch end at ``previous_seq``, the batch's at
     ``evidence_seq``. The new records update the agents' running totals (totals.py). An agent
-    whose totals can give its score as of ``now`` is scored from them; any other (decay has
-    begun, an item lies after ``now``, totals made under other item-scoring settings) is scored
-    from its whole history, and its totals are rebuilt from that history when they were not
-    current. Either way the score equals ``store.score`` over the agent's whole history.
+    is scored from its totals; where decay has begun, the sums the totals cannot give come from
+    its item readings (item_readings.py, kept in ``store.item_cache``). An agent with an item
+    after ``now``, or with totals made under other item-scoring settings, is scored from its
+    whole history, and stale totals are rebuilt from it. Every way, the score equals
+    ``store.score`` over the agent's whole history.
     """
     config = store.config or TrustConfig()
     key = config_key(config)
     now_us = epoch_microseconds(check_now(now))
     totals, stale = load_totals(connection, list(new_records), key=key)
-    fast: dict[str, AgentTotals] = {}
+    current: dict[str, AgentTotals] = {}
+    decaying: dict[int, list[Dimension]] = {}
     slow: list[int] = []
     for pk, (agent_id, records) in new_records.items():
         if pk in stale:
@@ -269,19 +274,44 @@ def rescore_agents(
             continue
         agent_totals = totals.setdefault(pk, {})
         add_records(agent_totals, records, config, evidence_seq=evidence_seq)
-        if undecayed(agent_totals, now_us, config):
-            fast[agent_id] = agent_totals
-        else:
+        if in_future(agent_totals, now_us):
             slow.append(pk)
-    scores = score_from_totals(fast, now=now, config=store.config, weights=store.weights)
-    if slow:
+            continue
+        current[agent_id] = agent_totals
+        dimensions = decaying_dimensions(agent_totals, now_us, config)
+        if dimensions:
+            decaying[pk] = dimensions
+    decayed: dict[str, dict[Dimension, float]] = {}
+    if decaying:
         # The new records are at hand: only the rows before them are read (through the cache).
-        prior = agent_evidence(connection, slow, cache=store.evidence_cache, up_to=previous_seq)
+        prior = agent_items(
+            connection, list(decaying), cache=store.item_cache, up_to=previous_seq, config=config
+        )
+        for pk, dimensions in decaying.items():
+            agent_id, records = new_records[pk]
+            items = prior[pk][1].extended(AgentItems.from_records(records, config))
+            agent_totals = totals[pk]
+            if items.counts() != {d: total.count for d, total in agent_totals.items()}:
+                # Totals and rows are written in one transaction, so this is a defect; the
+                # whole history still gives the right score.
+                del current[agent_id]
+                slow.append(pk)
+                continue
+            if cache_updates is not None:
+                cache_updates.items[pk] = (evidence_seq, items)
+            decayed[agent_id] = items.decayed_sums(dimensions, now_us=now_us, config=config)
+    scores = score_from_totals(
+        current, now=now, config=store.config, weights=store.weights, decayed=decayed
+    )
+    if slow:
+        prior_records = agent_evidence(
+            connection, slow, cache=store.evidence_cache, up_to=previous_seq
+        )
         for pk in slow:
             agent_id, records = new_records[pk]
-            history = (*prior[pk][1], *records)
+            history = (*prior_records[pk][1], *records)
             if cache_updates is not None:
-                cache_updates[pk] = (evidence_seq, history)
+                cache_updates.evidence[pk] = (evidence_seq, history)
             scores[agent_id] = store.score(agent_id, history, now=now)
             if pk in stale:
                 totals[pk] = totals_from_history(
@@ -368,30 +398,70 @@ def agent_evidence(
     for agent_pk in agent_pks:
         entry = None if cache is None else cache.get(agent_pk)
         stored[agent_pk] = (0, ()) if entry is None else entry
-    adapter = evidence_adapter()
-    for chunk in chunks(sorted(agent_pks)):
-        fresh: dict[int, list[Evidence]] = defaultdict(list)
-        last: dict[int, int] = {}
-        rows = connection.execute(
-            select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
-            .where(
-                member_of(connection, EvidenceRow.agent_pk, chunk),
-                EvidenceRow.seq > min(stored[pk][0] for pk in chunk),
-                *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
-            )
-            .order_by(EvidenceRow.seq)
-        )
-        for agent_pk, seq, content in rows:
-            if seq > stored[agent_pk][0]:
-                # Stored content was validated on the way in; validate_json skips a json.loads.
-                # STORED_CONTEXT: rules added since it was stored do not make it unreadable.
-                fresh[agent_pk].append(
-                    adapter.validate_json(content, context={STORED_CONTEXT: True})
-                )
-                last[agent_pk] = seq
-        for agent_pk, records in fresh.items():
-            stored[agent_pk] = (last[agent_pk], (*stored[agent_pk][1], *records))
+    after = {pk: seq for pk, (seq, _) in stored.items()}
+    for agent_pk, (seq, records) in rows_after(connection, after, up_to=up_to).items():
+        stored[agent_pk] = (seq, (*stored[agent_pk][1], *records))
     return stored
+
+
+def agent_items(
+    connection: Connection,
+    agent_pks: Sequence[int],
+    *,
+    cache: ItemCache,
+    up_to: int,
+    config: TrustConfig,
+) -> dict[int, tuple[int, AgentItems]]:
+    """Each agent's item readings up to seq ``up_to``, with the seq of its last row read.
+
+    The cached items are the start; only the rows appended since are read and parsed.
+    """
+    stored: dict[int, tuple[int, AgentItems]] = {}
+    for agent_pk in agent_pks:
+        entry = cache.get(agent_pk)
+        stored[agent_pk] = (0, AgentItems.empty()) if entry is None else entry
+    after = {pk: seq for pk, (seq, _) in stored.items() if seq < up_to}
+    for agent_pk, (seq, records) in rows_after(connection, after, up_to=up_to).items():
+        items = stored[agent_pk][1].extended(AgentItems.from_records(records, config))
+        stored[agent_pk] = (seq, items)
+    return stored
+
+
+def rows_after(
+    connection: Connection, after: Mapping[int, int], *, up_to: int | None = None
+) -> dict[int, tuple[int, list[Evidence]]]:
+    """Each agent's records with a seq above ``after[agent]`` (and at most ``up_to``), parsed.
+
+    Returns the seq of the last row read and the records in sequence order, for the agents that
+    have such rows. Agents read from the start and agents read from a cached seq are queried
+    apart, so a cold agent does not make the warm ones' whole history travel.
+    """
+    records: dict[int, list[Evidence]] = defaultdict(list)
+    last: dict[int, int] = {}
+    adapter = evidence_adapter()
+    cold = sorted(pk for pk, seq in after.items() if seq == 0)
+    warm = sorted(pk for pk, seq in after.items() if seq > 0)
+    for group in (cold, warm):
+        for chunk in chunks(group):
+            rows = connection.execute(
+                select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
+                .where(
+                    member_of(connection, EvidenceRow.agent_pk, chunk),
+                    EvidenceRow.seq > min(after[pk] for pk in chunk),
+                    *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
+                )
+                .order_by(EvidenceRow.seq)
+            )
+            for agent_pk, seq, content in rows:
+                if seq > after[agent_pk]:
+                    # Stored content was validated on the way in; validate_json skips a
+                    # json.loads. STORED_CONTEXT: rules added since it was stored do not make
+                    # it unreadable.
+                    records[agent_pk].append(
+                        adapter.validate_json(content, context={STORED_CONTEXT: True})
+                    )
+                    last[agent_pk] = seq
+    return {pk: (last[pk], found) for pk, found in records.items()}
 
 
 def last_evidence_seqs(connection: Connection, agent_pks: Sequence[int]) -> dict[int, int]:
