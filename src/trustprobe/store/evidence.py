@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
@@ -16,7 +19,7 @@ from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
-from trustprobe.store.history import Rescore, append_transitions
+from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
 from trustprobe.store.item_readings import AgentItems
 from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
@@ -191,7 +194,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        previous_seq, last_seq = _append_evidence(
+        previous_seq, rows = _evidence_rows(
             connection,
             organisation_id,
             agents,
@@ -203,30 +206,43 @@ def ingest_in_transaction(
         new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
-        scores = rescore_agents(
+        # Everything the scores and transitions need is read before the rows go in: none of
+        # it depends on them, so on PostgreSQL the scores are computed while the database
+        # server takes the rows.
+        rescoring = Rescoring.read(
             connection,
             store,
-            organisation_id=organisation_id,
             new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
             previous_seq=previous_seq,
-            evidence_seq=last_seq,
             now=now,
+        )
+        order = sorted(new_by_agent)
+        bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
+        with _inserting(connection, rows):
+            scores = rescoring.scores()
+            transition_rows_out = transition_rows(
+                store,
+                organisation_id=organisation_id,
+                rescores=[
+                    Rescore(
+                        agent_pk=agents[agent_id],
+                        agent_id=agent_id,
+                        score=scores[agent_id],
+                        trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
+                    )
+                    for agent_id in order
+                ],
+                bases=bases,
+                now=now,
+            )
+        rescoring.save(
+            connection,
+            organisation_id=organisation_id,
+            evidence_seq=_last_seq(connection, organisation_id),
             cache_updates=cache_updates,
         )
-        appended = append_transitions(
-            connection,
-            store,
-            organisation_id=organisation_id,
-            rescores=[
-                Rescore(
-                    agent_pk=agents[agent_id],
-                    agent_id=agent_id,
-                    score=scores[agent_id],
-                    trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
-                )
-                for agent_id in sorted(new_by_agent)
-            ],
-            now=now,
+        appended = write_transitions(
+            connection, organisation_id=organisation_id, rows=transition_rows_out, now=now
         )
         transitions = [seq for seq, _ in appended]
         reviews = [review for _, review in appended if review is not None]
@@ -240,85 +256,140 @@ def ingest_in_transaction(
     )
 
 
-def rescore_agents(
-    connection: Connection,
-    store: TrustStore,
-    *,
-    organisation_id: int,
-    new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
-    previous_seq: int,
-    evidence_seq: int,
-    now: datetime,
-    cache_updates: CacheUpdates | None = None,
-) -> dict[str, TrustScore]:
-    """Score each agent after its new records were appended, under the organisation's lock.
+@dataclass
+class Rescoring:
+    """Rescoring the agents of a batch, in three steps around the insert of its rows.
 
-    The organisation's rows before the batch end at ``previous_seq``, the batch's at
-    ``evidence_seq``. The new records update the agents' running totals (totals.py). An agent
-    is scored from its totals; where decay has begun, the sums the totals cannot give come from
-    its item readings (item_readings.py, kept in ``store.item_cache``). An agent with an item
-    after ``now``, or with totals made under other item-scoring settings, is scored from its
-    whole history, and stale totals are rebuilt from it. Every way, the score equals
-    ``store.score`` over the agent's whole history.
+    :meth:`read` reads what the scores need (totals, cached items or records of rows before
+    the batch) and counts the new records into the totals; :meth:`scores` computes (no I/O, so
+    it can run while the rows go in); :meth:`save` writes the totals once the batch's last seq
+    is known. An agent is scored from its totals; where decay has begun, the sums the totals
+    cannot give come from its item readings (item_readings.py, kept in ``store.item_cache``).
+    An agent with an item after ``now``, or with totals made under other item-scoring settings,
+    is scored from its whole history, and stale totals are rebuilt from it. Every way, the
+    score equals ``store.score`` over the agent's whole history.
     """
-    config = store.config or TrustConfig()
-    key = config_key(config)
-    now_us = epoch_microseconds(check_now(now))
-    totals, stale = load_totals(connection, list(new_records), key=key)
-    current: dict[str, AgentTotals] = {}
-    decaying: dict[int, list[Dimension]] = {}
-    slow: list[int] = []
-    for pk, (agent_id, records) in new_records.items():
-        if pk in stale:
-            slow.append(pk)
-            continue
-        agent_totals = totals.setdefault(pk, {})
-        add_records(agent_totals, records, config, evidence_seq=evidence_seq)
-        if in_future(agent_totals, now_us):
-            slow.append(pk)
-            continue
-        current[agent_id] = agent_totals
-        dimensions = decaying_dimensions(agent_totals, now_us, config)
-        if dimensions:
-            decaying[pk] = dimensions
-    decayed: dict[str, dict[Dimension, float]] = {}
-    if decaying:
-        # The new records are at hand: only the rows before them are read (through the cache).
-        prior = agent_items(
-            connection, list(decaying), cache=store.item_cache, up_to=previous_seq, config=config
-        )
-        for pk, dimensions in decaying.items():
-            agent_id, records = new_records[pk]
-            items = prior[pk][1].extended(AgentItems.from_records(records, config))
-            agent_totals = totals[pk]
-            if items.counts() != {d: total.count for d, total in agent_totals.items()}:
-                # Totals and rows are written in one transaction, so this is a defect; the
-                # whole history still gives the right score.
-                del current[agent_id]
+
+    store: TrustStore
+    now: datetime
+    new_records: Mapping[int, tuple[str, Sequence[Evidence]]]
+    """The batch's accepted records by agent key: (agent id, records)."""
+    totals: dict[int, AgentTotals]
+    stale: set[int]
+    current: dict[str, AgentTotals] = field(default_factory=dict)
+    """Agents scored from their totals, by agent id."""
+    decaying: dict[int, tuple[list[Dimension], AgentItems]] = field(default_factory=dict)
+    """Agents with decayed dimensions: those dimensions, and the items before the batch."""
+    histories: dict[int, tuple[Evidence, ...]] = field(default_factory=dict)
+    """Agents scored from their whole history: that history, the batch included."""
+    items: dict[int, AgentItems] = field(default_factory=dict)
+    """Filled by :meth:`scores`: the decaying agents' items, the batch included."""
+
+    @classmethod
+    def read(
+        cls,
+        connection: Connection,
+        store: TrustStore,
+        *,
+        new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+        previous_seq: int,
+        now: datetime,
+    ) -> Rescoring:
+        """Read what the scores need and count the batch into the totals.
+
+        The organisation's rows before the batch end at ``previous_seq``; only those are read
+        (the batch's records are at hand, and its rows are not in yet).
+        """
+        config = store.config or TrustConfig()
+        now_us = epoch_microseconds(check_now(now))
+        totals, stale = load_totals(connection, list(new_records), key=config_key(config))
+        plan = cls(store, now, new_records, totals, stale)
+        decaying: dict[int, list[Dimension]] = {}
+        slow: list[int] = sorted(stale)
+        for pk, (agent_id, records) in new_records.items():
+            if pk in stale:
+                continue
+            agent_totals = totals.setdefault(pk, {})
+            # The batch's seq is set by save(), once the rows are in.
+            add_records(agent_totals, records, config, evidence_seq=0)
+            if in_future(agent_totals, now_us):
                 slow.append(pk)
                 continue
-            if cache_updates is not None:
-                cache_updates.items[pk] = (evidence_seq, items)
+            plan.current[agent_id] = agent_totals
+            dimensions = decaying_dimensions(agent_totals, now_us, config)
+            if dimensions:
+                decaying[pk] = dimensions
+        if decaying:
+            prior = agent_items(
+                connection, list(decaying), cache=store.item_cache, up_to=previous_seq,
+                config=config,
+            )  # fmt: skip
+            for pk, dimensions in decaying.items():
+                agent_id, records = new_records[pk]
+                items = prior[pk][1]
+                counted = Counter(items.counts())
+                counted.update(record.dimension for record in records)
+                if counted != {d: total.count for d, total in totals[pk].items()}:
+                    # Totals and rows are written in one transaction, so this is a defect; the
+                    # whole history still gives the right score.
+                    del plan.current[agent_id]
+                    slow.append(pk)
+                    continue
+                plan.decaying[pk] = (dimensions, items)
+        if slow:
+            prior_records = agent_evidence(
+                connection, slow, cache=store.evidence_cache, up_to=previous_seq
+            )
+            for pk in slow:
+                plan.histories[pk] = (*prior_records[pk][1], *new_records[pk][1])
+        return plan
+
+    def scores(self) -> dict[str, TrustScore]:
+        """Every agent's score as of ``now`` (no database access)."""
+        store = self.store
+        config = store.config or TrustConfig()
+        now_us = epoch_microseconds(check_now(self.now))
+        decayed: dict[str, dict[Dimension, float]] = {}
+        for pk, (dimensions, prior) in self.decaying.items():
+            agent_id, records = self.new_records[pk]
+            items = self.items[pk] = prior.extended(AgentItems.from_records(records, config))
             decayed[agent_id] = items.decayed_sums(dimensions, now_us=now_us, config=config)
-    scores = score_from_totals(
-        current, now=now, config=store.config, weights=store.weights, decayed=decayed
-    )
-    if slow:
-        prior_records = agent_evidence(
-            connection, slow, cache=store.evidence_cache, up_to=previous_seq
-        )
-        for pk in slow:
-            agent_id, records = new_records[pk]
-            history = (*prior_records[pk][1], *records)
-            if cache_updates is not None:
-                cache_updates.evidence[pk] = (evidence_seq, history)
-            scores[agent_id] = store.score(agent_id, history, now=now)
-            if pk in stale:
-                totals[pk] = totals_from_history(
-                    ((evidence_seq, record) for record in history), config
+        scores = score_from_totals(
+            self.current, now=self.now, config=store.config, weights=store.weights,
+            decayed=decayed,
+        )  # fmt: skip
+        for pk, history in self.histories.items():
+            agent_id = self.new_records[pk][0]
+            scores[agent_id] = store.score(agent_id, history, now=self.now)
+        return scores
+
+    def save(
+        self,
+        connection: Connection,
+        *,
+        organisation_id: int,
+        evidence_seq: int,
+        cache_updates: CacheUpdates | None,
+    ) -> None:
+        """Write the totals (the batch's rows end at ``evidence_seq``); note the cache entries."""
+        config = self.store.config or TrustConfig()
+        for pk, (_, records) in self.new_records.items():
+            if pk in self.stale:
+                self.totals[pk] = totals_from_history(
+                    ((evidence_seq, record) for record in self.histories[pk]), config
                 )
-    save_totals(connection, organisation_id, totals, key=key, replace=stale)
-    return scores
+                continue
+            agent_totals = self.totals[pk]
+            for dimension in {record.dimension for record in records}:
+                agent_totals[dimension].evidence_seq = evidence_seq
+        save_totals(
+            connection, organisation_id, self.totals, key=config_key(config), replace=self.stale
+        )
+        if cache_updates is not None:
+            for pk, items in self.items.items():
+                cache_updates.items[pk] = (evidence_seq, items)
+            for pk, history in self.histories.items():
+                cache_updates.evidence[pk] = (evidence_seq, history)
 
 
 def _stored_digests(
@@ -497,7 +568,7 @@ EVIDENCE_COLUMNS = (
 )
 
 
-def _append_evidence(
+def _evidence_rows(
     connection: Connection,
     organisation_id: int,
     agents: dict[str, int],
@@ -506,10 +577,10 @@ def _append_evidence(
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> tuple[int, int]:
-    """Append the rows to the organisation's chain.
+) -> tuple[int, list[tuple[Any, ...]]]:
+    """The rows that append ``accepted`` to the organisation's chain, hashes computed.
 
-    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    Returns the seq of the organisation's last row before them (0: none) and the rows.
     """
     head = connection.execute(
         select(EvidenceRow.seq, EvidenceRow.row_hash)
@@ -563,27 +634,59 @@ def _append_evidence(
             )
         )
         prev_hash = row_hash
-    # Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
-    # impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
-    # driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
-    # per-row parameter processing would cost more than the insert itself.
+    return (0 if head is None else int(head.seq)), rows
+
+
+@contextmanager
+def _inserting(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> Iterator[None]:
+    """Insert ``rows`` into the evidence table; on PostgreSQL while the ``with`` body runs.
+
+    Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
+    impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
+    driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
+    per-row parameter processing would cost more than the insert itself.
+
+    On PostgreSQL the COPY runs on a thread of its own while the body computes (the body must
+    not use the connection): the database server checks and indexes the rows on one core
+    while the scores are computed on another. Leaving the block waits for the COPY and raises
+    its error, if any, so the transaction rolls back as it would have.
+    """
     columns = ", ".join(EVIDENCE_COLUMNS)
-    if sqlite_dialect:
+    if connection.dialect.name == "sqlite":
         placeholders = ", ".join("?" for _ in EVIDENCE_COLUMNS)
         connection.exec_driver_sql(
             f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
         )
-    else:
-        driver = connection.connection.driver_connection
-        assert driver is not None
-        with (
-            driver.cursor() as cursor,
-            cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
+        yield
+        return
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    failed: list[BaseException] = []
+
+    def copy_rows() -> None:
+        try:
+            with (
+                driver.cursor() as cursor,
+                cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(row)
+        except BaseException as error:  # handed to the transaction's thread below
+            failed.append(error)
+
+    copying = threading.Thread(target=copy_rows, name="trustprobe-evidence-copy")
+    copying.start()
+    try:
+        yield
+    finally:
+        copying.join()  # the connection is free again only once the COPY has ended
+    if failed:
+        raise failed[0]
+
+
+def _last_seq(connection: Connection, organisation_id: int) -> int:
     last = connection.execute(
         select(func.max(EvidenceRow.seq)).where(EvidenceRow.organisation_id == organisation_id)
     ).scalar_one()
     assert last is not None
-    return (0 if head is None else int(head.seq)), int(last)
+    return int(last)

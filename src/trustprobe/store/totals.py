@@ -232,6 +232,18 @@ def _upsert(paramstyle: str) -> str:
     )
 
 
+_PG_COLUMN_TYPES = (
+    "bigint", "varchar", "bigint", "varchar", "bigint", "bigint",
+    "text", "text", "boolean", "bigint", "bigint", "text",
+)  # fmt: skip
+_PG_UPSERT = (
+    f"INSERT INTO score_totals ({', '.join(_TOTAL_COLUMNS)}) SELECT * FROM unnest("
+    + ", ".join(f"%s::{kind}[]" for kind in _PG_COLUMN_TYPES)
+    + ") ON CONFLICT (agent_pk, dimension) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _TOTAL_COLUMNS[2:])
+)
+
+
 def save_totals(
     connection: Connection,
     organisation_id: int,
@@ -264,10 +276,17 @@ def save_totals(
         for pk, by_dimension in sorted(totals.items())
         for dimension, total in by_dimension.items()
     ]
+    if not rows:
+        return
+    if connection.dialect.name == "postgresql":
+        # One statement over arrays, a column each: executemany would run a statement per
+        # row, which costs the server more than the upsert itself.
+        columns = tuple(list(column) for column in zip(*rows, strict=True))
+        connection.exec_driver_sql(_PG_UPSERT, columns)
+        return
     # Straight to the driver's executemany: SQLAlchemy's per-row parameter processing would
     # cost more than the upsert itself.
-    if rows:
-        connection.exec_driver_sql(_upsert(connection.dialect.paramstyle), rows)
+    connection.exec_driver_sql(_upsert(connection.dialect.paramstyle), rows)
 
 
 def agent_sources(totals: AgentTotals) -> list[ScoreSource]:
