@@ -181,27 +181,6 @@ def append_transitions(
     return write_transitions(connection, organisation_id=organisation_id, rows=rows, now=now)
 
 
-_TRANSITION_COLUMNS = (
-    ("organisation_id", "bigint"),
-    ("agent_pk", "bigint"),
-    ("composite", "integer"),
-    ("tier", "varchar"),
-    ("score", "text"),
-    ("computed_at", "timestamptz"),
-    ("trigger", "varchar"),
-    ("was_anomalous", "boolean"),
-    ("baseline_seq", "bigint"),
-    ("status", "varchar"),
-    ("prev_hash", "varchar"),
-    ("row_hash", "varchar"),
-)
-_PG_TRANSITIONS = (
-    f"INSERT INTO score_history ({', '.join(c for c, _ in _TRANSITION_COLUMNS)}) "
-    f"SELECT * FROM unnest({', '.join(f'%s::{kind}[]' for _, kind in _TRANSITION_COLUMNS)}) "
-    "RETURNING agent_pk, seq"
-)
-
-
 def write_transitions(
     connection: Connection, *, organisation_id: int, rows: Sequence[dict[str, Any]], now: datetime
 ) -> list[tuple[int, int | None]]:
@@ -215,19 +194,12 @@ def write_transitions(
     agent_pks = [row["agent_pk"] for row in rows]
     _supersede_pending(connection, agent_pks=agent_pks, now=now)
     rows_out = list(rows)
-    if connection.dialect.name == "postgresql" and len(set(agent_pks)) == len(agent_pks):
-        # One statement over arrays: SQLAlchemy's many-rows INSERT ... RETURNING costs more
-        # client CPU than the insert. Rows are matched back by agent (one row per agent).
-        columns = tuple([row[c] for row in rows_out] for c, _ in _TRANSITION_COLUMNS)
-        seq_of = {pk: seq for pk, seq in connection.exec_driver_sql(_PG_TRANSITIONS, columns)}
-        seqs = [seq_of[pk] for pk in agent_pks]
-    else:
-        seqs = list(
-            connection.execute(
-                insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
-                rows_out,
-            ).scalars()
-        )
+    seqs = list(
+        connection.execute(
+            insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
+            rows_out,
+        ).scalars()
+    )
     reviews = [
         {
             "organisation_id": organisation_id,
