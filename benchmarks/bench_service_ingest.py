@@ -119,9 +119,7 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
     from trustprobe.store import EvidenceSource, open_store
     from trustprobe.store.database import write_transaction
     from trustprobe.store.evidence import (
-        _evidence_rows,
-        _inserting,
-        _last_seq,
+        _append_evidence,
         _Prepared,
         ensure_agents,
         lock_organisation,
@@ -149,13 +147,10 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
                 pks = ensure_agents(
                     connection, organisation_id, sorted({r.agent_id for r in batch}), now=now
                 )
-                _, rows = _evidence_rows(
+                _, last_seq = _append_evidence(
                     connection, organisation_id, pks, prepared, now=now,
                     source=EvidenceSource.CLI, probe_run_id=None,
                 )  # fmt: skip
-                with _inserting(connection, rows):
-                    pass
-                last_seq = _last_seq(connection, organisation_id)
                 by_agent = defaultdict(list)
                 for record in batch:
                     by_agent[pks[record.agent_id]].append(record)

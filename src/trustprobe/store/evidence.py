@@ -690,3 +690,31 @@ def _last_seq(connection: Connection, organisation_id: int) -> int:
     ).scalar_one()
     assert last is not None
     return int(last)
+
+
+def _append_evidence(
+    connection: Connection,
+    organisation_id: int,
+    agents: dict[str, int],
+    accepted: Sequence[_Prepared],
+    *,
+    now: datetime,
+    source: EvidenceSource,
+    probe_run_id: int | None,
+) -> tuple[int, int]:
+    """Append the rows to the organisation's chain, nothing else (the store benchmarks' path).
+
+    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    """
+    previous_seq, rows = _evidence_rows(
+        connection,
+        organisation_id,
+        agents,
+        accepted,
+        now=now,
+        source=source,
+        probe_run_id=probe_run_id,
+    )
+    with _inserting(connection, rows):
+        pass
+    return previous_seq, _last_seq(connection, organisation_id)
