@@ -398,7 +398,12 @@ def _stored_digests(
     found: dict[str, str] = {}
     if connection.dialect.name == "postgresql":
         # One unique-index probe per id, whatever the planner believes about the table: with
-        # "= ANY(...)" a table that grew since its last ANALYZE gets scanned whole per lookup.
+        # "= ANY(...)" a table that grew since its last ANALYZE gets scanned whole per lookup,
+        # and without the OFFSET 0 fence the planner flattens the lateral subquery into a hash
+        # join that reads every row of the organisation (1 s per batch at a million rows).
+        # No JIT compilation: with stale statistics the estimate of those probes crosses
+        # jit_above_cost, and compiling takes longer than the probes (10-40 ms a batch).
+        connection.exec_driver_sql("SET LOCAL jit = off")
         rows = connection.execute(
             _PG_DIGESTS, {"ids": sorted(set(evidence_ids)), "organisation_id": organisation_id}
         )
@@ -418,7 +423,7 @@ _PG_DIGESTS = text(
     "SELECT e.evidence_id, e.content_sha256 "
     "FROM unnest(CAST(:ids AS varchar[])) AS wanted(id) "
     "CROSS JOIN LATERAL (SELECT evidence_id, content_sha256 FROM evidence "
-    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id) AS e"
+    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id OFFSET 0) AS e"
 )
 
 
