@@ -163,8 +163,7 @@ def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
 
     def clashing_rows(*args: Any, **kwargs: Any) -> tuple[int, list[tuple[Any, ...]]]:
         # The batch's last row reuses the first one's id: the database refuses the insert
-        # (unique organisation and evidence id) while the scores are being computed, which on
-        # PostgreSQL happens on the COPY's own thread.
+        # (unique organisation and evidence id) after the batch was counted into the totals.
         previous_seq, rows = real_rows(*args, **kwargs)
         first, last = rows[0], rows[-1]
         return previous_seq, [*rows[:-1], (*last[:2], first[2], *last[3:])]

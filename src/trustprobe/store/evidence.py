@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -206,9 +204,8 @@ def ingest_in_transaction(
         new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
-        # Everything the scores and transitions need is read before the rows go in: none of
-        # it depends on them, so on PostgreSQL the scores are computed while the database
-        # server takes the rows.
+        # Everything the scores and transitions need is read before the rows go in (none of it
+        # depends on them); the rows go in before the totals, which record the batch's last seq.
         rescoring = Rescoring.read(
             connection,
             store,
@@ -218,23 +215,23 @@ def ingest_in_transaction(
         )
         order = sorted(new_by_agent)
         bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
-        with _inserting(connection, rows):
-            scores = rescoring.scores()
-            transition_rows_out = transition_rows(
-                store,
-                organisation_id=organisation_id,
-                rescores=[
-                    Rescore(
-                        agent_pk=agents[agent_id],
-                        agent_id=agent_id,
-                        score=scores[agent_id],
-                        trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
-                    )
-                    for agent_id in order
-                ],
-                bases=bases,
-                now=now,
-            )
+        _insert_rows(connection, rows)
+        scores = rescoring.scores()
+        transition_rows_out = transition_rows(
+            store,
+            organisation_id=organisation_id,
+            rescores=[
+                Rescore(
+                    agent_pk=agents[agent_id],
+                    agent_id=agent_id,
+                    score=scores[agent_id],
+                    trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
+                )
+                for agent_id in order
+            ],
+            bases=bases,
+            now=now,
+        )
         rescoring.save(
             connection,
             organisation_id=organisation_id,
@@ -261,10 +258,10 @@ class Rescoring:
     """Rescoring the agents of a batch, in three steps around the insert of its rows.
 
     :meth:`read` reads what the scores need (totals, cached items or records of rows before
-    the batch) and counts the new records into the totals; :meth:`scores` computes (no I/O, so
-    it can run while the rows go in); :meth:`save` writes the totals once the batch's last seq
-    is known. An agent is scored from its totals; where decay has begun, the sums the totals
-    cannot give come from its item readings (item_readings.py, kept in ``store.item_cache``).
+    the batch) and counts the new records into the totals; :meth:`scores` computes (no I/O);
+    :meth:`save` writes the totals once the batch's last seq is known. An agent is scored from
+    its totals; where decay has begun, the sums the totals cannot give come from its item
+    readings (item_readings.py, kept in ``store.item_cache``).
     An agent with an item after ``now``, or with totals made under other item-scoring settings,
     is scored from its whole history, and stale totals are rebuilt from it. Every way, the
     score equals ``store.score`` over the agent's whole history.
@@ -642,19 +639,13 @@ def _evidence_rows(
     return (0 if head is None else int(head.seq)), rows
 
 
-@contextmanager
-def _inserting(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> Iterator[None]:
-    """Insert ``rows`` into the evidence table; on PostgreSQL while the ``with`` body runs.
+def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` into the evidence table.
 
     Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
     impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
     driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
     per-row parameter processing would cost more than the insert itself.
-
-    On PostgreSQL the COPY runs on a thread of its own while the body computes (the body must
-    not use the connection): the database server checks and indexes the rows on one core
-    while the scores are computed on another. Leaving the block waits for the COPY and raises
-    its error, if any, so the transaction rolls back as it would have.
     """
     columns = ", ".join(EVIDENCE_COLUMNS)
     if connection.dialect.name == "sqlite":
@@ -662,31 +653,12 @@ def _inserting(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> Itera
         connection.exec_driver_sql(
             f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
         )
-        yield
         return
     driver = connection.connection.driver_connection
     assert driver is not None
-    failed: list[BaseException] = []
-
-    def copy_rows() -> None:
-        try:
-            with (
-                driver.cursor() as cursor,
-                cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
-            ):
-                for row in rows:
-                    copy.write_row(row)
-        except BaseException as error:  # handed to the transaction's thread below
-            failed.append(error)
-
-    copying = threading.Thread(target=copy_rows, name="trustprobe-evidence-copy")
-    copying.start()
-    try:
-        yield
-    finally:
-        copying.join()  # the connection is free again only once the COPY has ended
-    if failed:
-        raise failed[0]
+    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _last_seq(connection: Connection, organisation_id: int) -> int:
@@ -720,6 +692,5 @@ def _append_evidence(
         source=source,
         probe_run_id=probe_run_id,
     )
-    with _inserting(connection, rows):
-        pass
+    _insert_rows(connection, rows)
     return previous_seq, _last_seq(connection, organisation_id)
