@@ -14,10 +14,15 @@ Each version has its own database. Its history is grown in a child process runni
 ``BATCH`` records (pre-encoded JSON bodies, one keep-alive connection) about ``AGENTS`` agents
 that all have history; the rate is records per second of wall time, after one warm-up batch.
 History is observed within the last five days (before decay starts: see docs/store.md for what
-older history costs); ``TRUSTPROBE_BENCH_AGED=1`` observes it 30–60 days ago instead.
+older history costs); ``TRUSTPROBE_BENCH_AGED=1`` observes it 30–60 days ago instead,
+``TRUSTPROBE_BENCH_AGED=spread`` from now to 180 days ago.
 
 ``python -m benchmarks service_ingest``; ``TRUSTPROBE_BENCH_HISTORY`` takes the history sizes
-(default ``0,100000,1000000``), ``TRUSTPROBE_BENCH_BACKENDS`` the backends (``sqlite,postgresql``).
+(default ``0,100000,1000000``), ``TRUSTPROBE_BENCH_BACKENDS`` the backends (``sqlite,postgresql``),
+``TRUSTPROBE_BENCH_BEFORE=none`` leaves the baseline out. ``TRUSTPROBE_BENCH_BULK_AGENTS=N``
+grows the history about N agents (of which the measured batches touch the first ``AGENTS``)
+by appending rows and totals straight to the tables, without rescoring (:func:`bulk_fill`):
+the way to reach millions of rows in minutes.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTS = 200
 BATCH = 5_000
 FILL_BATCH = 50_000
+BULK_BATCH = 200_000
 MEASURE_SECONDS = 20.0
 MEASURE_BATCHES = 8
 TARGET_RECORDS_PER_SECOND = 20_000
@@ -52,18 +58,22 @@ DIMENSIONS = ("accuracy", "safety", "security", "reliability", "scopeHonesty", "
 TOTALS_MIGRATION = "src/trustprobe/store/migrations/versions/0004_score_totals.py"
 
 
+AGES = {"0": (0, 5 * 86_400), "1": (30 * 86_400, 60 * 86_400), "spread": (0, 180 * 86_400)}
+"""History ages in seconds by ``TRUSTPROBE_BENCH_AGED``: within the grace, past it, or both."""
+
+
 def records(
-    count: int, prefix: str, now: datetime, *, aged: bool, seed: int
+    count: int, prefix: str, now: datetime, *, aged: str, seed: int, agents: int = AGENTS
 ) -> list[dict[str, Any]]:
-    """``count`` eval records spread over the agents and six dimensions, ids never repeated."""
+    """``count`` eval records spread over ``agents`` and six dimensions, ids never repeated."""
     rng = random.Random(seed)
-    low, high = (30 * 86_400, 60 * 86_400) if aged else (0, 5 * 86_400)
+    low, high = AGES[aged]
     out = []
     for i in range(count):
         observed = now - timedelta(seconds=rng.uniform(low, high)) if prefix == "h" else now
         record: dict[str, Any] = {
             "id": f"{prefix}{seed}-{i}",
-            "agent_id": f"agent-{rng.randrange(AGENTS):03d}",
+            "agent_id": f"agent-{rng.randrange(agents):03d}",
             "dimension": DIMENSIONS[rng.randrange(len(DIMENSIONS))],
             "kind": "eval",
             "observed_at": observed.isoformat(),
@@ -77,7 +87,7 @@ def records(
     return out
 
 
-def fill(url: str, start: int, stop: int, now_text: str, aged: bool) -> None:
+def fill(url: str, start: int, stop: int, now_text: str, aged: str) -> None:
     """Child process: grow the history with the version first on ``PYTHONPATH``."""
     from trustprobe.store import EvidenceSource, ingest_evidence, open_store
     from trustprobe.trust import parse_evidence
@@ -91,6 +101,65 @@ def fill(url: str, start: int, stop: int, now_text: str, aged: bool) -> None:
             ingest_evidence(
                 store, batch, organisation=ORGANISATION, now=now, source=EvidenceSource.CLI
             )
+    finally:
+        store.close()
+
+
+def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents: int) -> None:
+    """Child process: append history rows straight to the tables, without rescoring.
+
+    The rows go through the store's own chain append (hashes, COPY or executemany) and their
+    running totals are updated in the same transaction, as an ingestion does; only the score
+    transitions are left out (each agent gets one at its first measured batch). For histories
+    of millions of rows, where ingesting them would take hours on this machine.
+    """
+    from collections import defaultdict
+
+    from trustprobe.formats import sha256_hex
+    from trustprobe.store import EvidenceSource, open_store
+    from trustprobe.store.database import write_transaction
+    from trustprobe.store.evidence import (
+        _append_evidence,
+        _Prepared,
+        ensure_agents,
+        lock_organisation,
+    )
+    from trustprobe.store.totals import add_records, config_key, load_totals, save_totals
+    from trustprobe.trust import TrustConfig, evidence_canonical_json, parse_evidence
+
+    now = datetime.fromisoformat(now_text)
+    store = open_store(url, upgrade=True)
+    config = TrustConfig()
+    key = config_key(config)
+    try:
+        for first in range(start, stop, BULK_BATCH):
+            size = min(BULK_BATCH, stop - first)
+            batch = [
+                parse_evidence(r)
+                for r in records(size, "h", now, aged=aged, seed=first, agents=agents)
+            ]
+            prepared = []
+            for number, record in enumerate(batch):
+                content = evidence_canonical_json(record)
+                prepared.append(_Prepared(number, record, content, sha256_hex(content)))
+            with write_transaction(store.engine) as connection:
+                organisation_id = lock_organisation(connection, ORGANISATION, now=now)
+                pks = ensure_agents(
+                    connection, organisation_id, sorted({r.agent_id for r in batch}), now=now
+                )
+                _, last_seq = _append_evidence(
+                    connection, organisation_id, pks, prepared, now=now,
+                    source=EvidenceSource.CLI, probe_run_id=None,
+                )  # fmt: skip
+                by_agent = defaultdict(list)
+                for record in batch:
+                    by_agent[pks[record.agent_id]].append(record)
+                totals, stale = load_totals(connection, list(by_agent), key=key)
+                assert not stale
+                for pk, mine in by_agent.items():
+                    add_records(totals.setdefault(pk, {}), mine, config, evidence_seq=last_seq)
+                save_totals(connection, organisation_id, totals, key=key)
+            print(f"bulk {first + size:,d} rows", file=sys.stderr, flush=True)
     finally:
         store.close()
 
@@ -153,6 +222,8 @@ def source_tree(commit: str, directory: Path) -> Path:
 def baseline_commit() -> str | None:
     """``TRUSTPROBE_BENCH_BEFORE``, else the parent of the commit that added the totals."""
     chosen = os.environ.get("TRUSTPROBE_BENCH_BEFORE")
+    if chosen == "none":
+        return None
     if chosen:
         return chosen
     added = subprocess.run(
@@ -182,7 +253,7 @@ def measure(version: Version, now: datetime, key: str) -> tuple[int, float, floa
         wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve")
         seed = version.history + 7
         bodies = [
-            json.dumps(records(BATCH, "m", now, aged=False, seed=seed * 1000 + i)).encode()
+            json.dumps(records(BATCH, "m", now, aged="0", seed=seed * 1000 + i)).encode()
             for i in range(MEASURE_BATCHES + 1)
         ]
         with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
@@ -213,7 +284,8 @@ def _cpu_seconds(pid: int) -> float:
 
 def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Path) -> None:
     now = datetime.now(UTC).replace(microsecond=0)
-    aged = os.environ.get("TRUSTPROBE_BENCH_AGED", "") not in ("", "0")
+    aged = os.environ.get("TRUSTPROBE_BENCH_AGED") or "0"
+    bulk_agents = int(os.environ.get("TRUSTPROBE_BENCH_BULK_AGENTS") or 0)
     schemas: list[str] = []
     versions = []
     for name, source in (("totals", None), ("full recompute", baseline)):
@@ -233,10 +305,22 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
         for size in sizes:
             for version in versions:
                 if version.history < size:
-                    version.child(
-                        "fill", version.url, str(version.history), str(size), now.isoformat(),
-                        "1" if aged else "0",
-                    )  # fmt: skip
+                    started = time.perf_counter()
+                    if bulk_agents:
+                        version.child(
+                            "bulk", version.url, str(version.history), str(size),
+                            now.isoformat(), aged, str(bulk_agents),
+                        )  # fmt: skip
+                    else:
+                        version.child(
+                            "fill", version.url, str(version.history), str(size),
+                            now.isoformat(), aged,
+                        )  # fmt: skip
+                    print(
+                        f"{backend:10s} {version.name:15s} history grown to {size:,d} in"
+                        f" {time.perf_counter() - started:.0f} s",
+                        flush=True,
+                    )
                     version.history = size
             rates = {}
             for version in versions:
@@ -280,7 +364,12 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "fill":
-        fill(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6] == "1")
+        fill(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6])
+    elif len(sys.argv) > 1 and sys.argv[1] == "bulk":
+        bulk_fill(
+            sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6],
+            int(sys.argv[7]),
+        )  # fmt: skip
     elif len(sys.argv) > 1 and sys.argv[1] == "key":
         api_key(sys.argv[2], sys.argv[3])
     else:

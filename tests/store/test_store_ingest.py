@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from trustprobe.store import (
     score_history,
     verify_store,
 )
+from trustprobe.store import evidence as evidence_module
 from trustprobe.store.schema import EvidenceRow, TransitionRow
 
 
@@ -144,6 +146,56 @@ def test_an_error_while_rescoring_leaves_nothing_half_ingested(store: TrustStore
     assert _count(store, "score_history") == 1
     assert _count(store, "agents") == 1
     assert verify_store(store).ok
+
+
+def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
+    store: TrustStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_evidence(
+        store,
+        parsed(eval_record("e1", "alpha", "accuracy", 90, observed_at=NOW - timedelta(days=9))),
+        organisation="acme",
+        now=NOW,
+        source=EvidenceSource.API,
+    )
+    cached = (store.evidence_cache.get(1), store.item_cache.get(1))
+    real_rows = evidence_module._evidence_rows
+
+    def clashing_rows(*args: Any, **kwargs: Any) -> tuple[int, list[tuple[Any, ...]]]:
+        # The batch's last row reuses the first one's id: the database refuses the insert
+        # (unique organisation and evidence id) after the batch was counted into the totals.
+        previous_seq, rows = real_rows(*args, **kwargs)
+        first, last = rows[0], rows[-1]
+        return previous_seq, [*rows[:-1], (*last[:2], first[2], *last[3:])]
+
+    monkeypatch.setattr(evidence_module, "_evidence_rows", clashing_rows)
+    with pytest.raises(Exception):  # noqa: B017 - the driver's integrity error
+        ingest_evidence(
+            store,
+            parsed(
+                eval_record("e2", "alpha", "safety", 50, observed_at=NOW),
+                eval_record("e3", "gamma", "safety", 50, observed_at=NOW),
+            ),
+            organisation="acme",
+            now=NOW + timedelta(hours=1),
+            source=EvidenceSource.API,
+        )
+    monkeypatch.undo()
+    assert _count(store, "evidence") == 1
+    assert _count(store, "score_history") == 1
+    assert _count(store, "score_totals") == 1
+    assert _count(store, "agents") == 1
+    assert (store.evidence_cache.get(1), store.item_cache.get(1)) == cached
+    assert verify_store(store).ok
+    # The connection went back to the pool in a usable state: the next batch goes in.
+    result = ingest_evidence(
+        store,
+        parsed(eval_record("e2", "alpha", "safety", 50, observed_at=NOW)),
+        organisation="acme",
+        now=NOW + timedelta(hours=2),
+        source=EvidenceSource.API,
+    )
+    assert result.accepted == 1
 
 
 def test_rows_keep_source_and_chain_order(store: TrustStore) -> None:

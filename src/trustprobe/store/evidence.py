@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
@@ -15,8 +16,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, write_transaction
-from trustprobe.store.evidence_cache import EvidenceCache
-from trustprobe.store.history import Rescore, append_transitions
+from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
+from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
+from trustprobe.store.item_readings import AgentItems
 from trustprobe.store.keys import ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
@@ -25,13 +27,15 @@ from trustprobe.store.totals import (
     AgentTotals,
     add_records,
     config_key,
+    decaying_dimensions,
+    in_future,
     load_totals,
     save_totals,
     score_from_totals,
     totals_from_history,
-    undecayed,
 )
 from trustprobe.trust import (
+    Dimension,
     Evidence,
     TrustConfig,
     TrustScore,
@@ -63,7 +67,7 @@ def ingest_evidence(
     Everything happens in one transaction: on any error nothing is stored. ``positions``
     numbers the records in rejections (default: their 0-based index).
     """
-    cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
+    cached = CacheUpdates()
     with write_transaction(store.engine) as connection:
         result = ingest_in_transaction(
             connection,
@@ -75,7 +79,7 @@ def ingest_evidence(
             positions=positions,
             cache_updates=cached,
         )
-    store.evidence_cache.update(cached)  # only now: the rows are committed
+    cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
     return result
 
 
@@ -102,12 +106,12 @@ def ingest_in_transaction(
     source: EvidenceSource,
     positions: Sequence[int] | None = None,
     probe_run_id: int | None = None,
-    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
+    cache_updates: CacheUpdates | None = None,
 ) -> IngestResult:
     """:func:`ingest_evidence` inside a write transaction the caller owns.
 
-    ``cache_updates`` collects the agents' parsed evidence; the caller hands it to
-    ``store.evidence_cache.update`` once the transaction has committed (never before).
+    ``cache_updates`` collects what the caches should keep of the agents' evidence; the caller
+    applies it to the store's caches once the transaction has committed (never before).
     """
     check_observed_in_time(records, now=now)  # before any lock: nothing is stored on error
     organisation_id = lock_organisation(connection, organisation, now=now)
@@ -188,7 +192,7 @@ def ingest_in_transaction(
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        previous_seq, last_seq = _append_evidence(
+        previous_seq, rows = _evidence_rows(
             connection,
             organisation_id,
             agents,
@@ -200,18 +204,20 @@ def ingest_in_transaction(
         new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
         for item in accepted:
             new_by_agent[item.record.agent_id].append(item.record)
-        scores = rescore_agents(
+        # Everything the scores and transitions need is read before the rows go in (none of it
+        # depends on them); the rows go in before the totals, which record the batch's last seq.
+        rescoring = Rescoring.read(
             connection,
             store,
-            organisation_id=organisation_id,
             new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
             previous_seq=previous_seq,
-            evidence_seq=last_seq,
             now=now,
-            cache_updates=cache_updates,
         )
-        appended = append_transitions(
-            connection,
+        order = sorted(new_by_agent)
+        bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
+        _insert_rows(connection, rows)
+        scores = rescoring.scores()
+        transition_rows_out = transition_rows(
             store,
             organisation_id=organisation_id,
             rescores=[
@@ -221,9 +227,19 @@ def ingest_in_transaction(
                     score=scores[agent_id],
                     trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
                 )
-                for agent_id in sorted(new_by_agent)
+                for agent_id in order
             ],
+            bases=bases,
             now=now,
+        )
+        rescoring.save(
+            connection,
+            organisation_id=organisation_id,
+            evidence_seq=_last_seq(connection, organisation_id),
+            cache_updates=cache_updates,
+        )
+        appended = write_transitions(
+            connection, organisation_id=organisation_id, rows=transition_rows_out, now=now
         )
         transitions = [seq for seq, _ in appended]
         reviews = [review for _, review in appended if review is not None]
@@ -237,58 +253,140 @@ def ingest_in_transaction(
     )
 
 
-def rescore_agents(
-    connection: Connection,
-    store: TrustStore,
-    *,
-    organisation_id: int,
-    new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
-    previous_seq: int,
-    evidence_seq: int,
-    now: datetime,
-    cache_updates: dict[int, tuple[int, tuple[Evidence, ...]]] | None = None,
-) -> dict[str, TrustScore]:
-    """Score each agent after its new records were appended, under the organisation's lock.
+@dataclass
+class Rescoring:
+    """Rescoring the agents of a batch, in three steps around the insert of its rows.
 
-    The organisation's rows before the batch end at ``previous_seq``, the batch's at
-    ``evidence_seq``. The new records update the agents' running totals (totals.py). An agent
-    whose totals can give its score as of ``now`` is scored from them; any other (decay has
-    begun, an item lies after ``now``, totals made under other item-scoring settings) is scored
-    from its whole history, and its totals are rebuilt from that history when they were not
-    current. Either way the score equals ``store.score`` over the agent's whole history.
+    :meth:`read` reads what the scores need (totals, cached items or records of rows before
+    the batch) and counts the new records into the totals; :meth:`scores` computes (no I/O);
+    :meth:`save` writes the totals once the batch's last seq is known. An agent is scored from
+    its totals; where decay has begun, the sums the totals cannot give come from its item
+    readings (item_readings.py, kept in ``store.item_cache``).
+    An agent with an item after ``now``, or with totals made under other item-scoring settings,
+    is scored from its whole history, and stale totals are rebuilt from it. Every way, the
+    score equals ``store.score`` over the agent's whole history.
     """
-    config = store.config or TrustConfig()
-    key = config_key(config)
-    now_us = epoch_microseconds(check_now(now))
-    totals, stale = load_totals(connection, list(new_records), key=key)
-    fast: dict[str, AgentTotals] = {}
-    slow: list[int] = []
-    for pk, (agent_id, records) in new_records.items():
-        if pk in stale:
-            slow.append(pk)
-            continue
-        agent_totals = totals.setdefault(pk, {})
-        add_records(agent_totals, records, config, evidence_seq=evidence_seq)
-        if undecayed(agent_totals, now_us, config):
-            fast[agent_id] = agent_totals
-        else:
-            slow.append(pk)
-    scores = score_from_totals(fast, now=now, config=store.config, weights=store.weights)
-    if slow:
-        # The new records are at hand: only the rows before them are read (through the cache).
-        prior = agent_evidence(connection, slow, cache=store.evidence_cache, up_to=previous_seq)
-        for pk in slow:
-            agent_id, records = new_records[pk]
-            history = (*prior[pk][1], *records)
-            if cache_updates is not None:
-                cache_updates[pk] = (evidence_seq, history)
-            scores[agent_id] = store.score(agent_id, history, now=now)
+
+    store: TrustStore
+    now: datetime
+    new_records: Mapping[int, tuple[str, Sequence[Evidence]]]
+    """The batch's accepted records by agent key: (agent id, records)."""
+    totals: dict[int, AgentTotals]
+    stale: set[int]
+    current: dict[str, AgentTotals] = field(default_factory=dict)
+    """Agents scored from their totals, by agent id."""
+    decaying: dict[int, tuple[list[Dimension], AgentItems]] = field(default_factory=dict)
+    """Agents with decayed dimensions: those dimensions, and the items before the batch."""
+    histories: dict[int, tuple[Evidence, ...]] = field(default_factory=dict)
+    """Agents scored from their whole history: that history, the batch included."""
+    items: dict[int, AgentItems] = field(default_factory=dict)
+    """Filled by :meth:`scores`: the decaying agents' items, the batch included."""
+
+    @classmethod
+    def read(
+        cls,
+        connection: Connection,
+        store: TrustStore,
+        *,
+        new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+        previous_seq: int,
+        now: datetime,
+    ) -> Rescoring:
+        """Read what the scores need and count the batch into the totals.
+
+        The organisation's rows before the batch end at ``previous_seq``; only those are read
+        (the batch's records are at hand, and its rows are not in yet).
+        """
+        config = store.config or TrustConfig()
+        now_us = epoch_microseconds(check_now(now))
+        totals, stale = load_totals(connection, list(new_records), key=config_key(config))
+        plan = cls(store, now, new_records, totals, stale)
+        decaying: dict[int, list[Dimension]] = {}
+        slow: list[int] = sorted(stale)
+        for pk, (agent_id, records) in new_records.items():
             if pk in stale:
-                totals[pk] = totals_from_history(
-                    ((evidence_seq, record) for record in history), config
+                continue
+            agent_totals = totals.setdefault(pk, {})
+            # The batch's seq is set by save(), once the rows are in.
+            add_records(agent_totals, records, config, evidence_seq=0)
+            if in_future(agent_totals, now_us):
+                slow.append(pk)
+                continue
+            plan.current[agent_id] = agent_totals
+            dimensions = decaying_dimensions(agent_totals, now_us, config)
+            if dimensions:
+                decaying[pk] = dimensions
+        if decaying:
+            prior = agent_items(
+                connection, list(decaying), cache=store.item_cache, up_to=previous_seq,
+                config=config,
+            )  # fmt: skip
+            for pk, dimensions in decaying.items():
+                agent_id, records = new_records[pk]
+                items = prior[pk][1]
+                counted = Counter(items.counts())
+                counted.update(record.dimension for record in records)
+                if counted != {d: total.count for d, total in totals[pk].items()}:
+                    # Totals and rows are written in one transaction, so this is a defect; the
+                    # whole history still gives the right score.
+                    del plan.current[agent_id]
+                    slow.append(pk)
+                    continue
+                plan.decaying[pk] = (dimensions, items)
+        if slow:
+            prior_records = agent_evidence(
+                connection, slow, cache=store.evidence_cache, up_to=previous_seq
+            )
+            for pk in slow:
+                plan.histories[pk] = (*prior_records[pk][1], *new_records[pk][1])
+        return plan
+
+    def scores(self) -> dict[str, TrustScore]:
+        """Every agent's score as of ``now`` (no database access)."""
+        store = self.store
+        config = store.config or TrustConfig()
+        now_us = epoch_microseconds(check_now(self.now))
+        decayed: dict[str, dict[Dimension, float]] = {}
+        for pk, (dimensions, prior) in self.decaying.items():
+            agent_id, records = self.new_records[pk]
+            items = self.items[pk] = prior.extended(AgentItems.from_records(records, config))
+            decayed[agent_id] = items.decayed_sums(dimensions, now_us=now_us, config=config)
+        scores = score_from_totals(
+            self.current, now=self.now, config=store.config, weights=store.weights,
+            decayed=decayed,
+        )  # fmt: skip
+        for pk, history in self.histories.items():
+            agent_id = self.new_records[pk][0]
+            scores[agent_id] = store.score(agent_id, history, now=self.now)
+        return scores
+
+    def save(
+        self,
+        connection: Connection,
+        *,
+        organisation_id: int,
+        evidence_seq: int,
+        cache_updates: CacheUpdates | None,
+    ) -> None:
+        """Write the totals (the batch's rows end at ``evidence_seq``); note the cache entries."""
+        config = self.store.config or TrustConfig()
+        for pk, (_, records) in self.new_records.items():
+            if pk in self.stale:
+                self.totals[pk] = totals_from_history(
+                    ((evidence_seq, record) for record in self.histories[pk]), config
                 )
-    save_totals(connection, organisation_id, totals, key=key, replace=stale)
-    return scores
+                continue
+            agent_totals = self.totals[pk]
+            for dimension in {record.dimension for record in records}:
+                agent_totals[dimension].evidence_seq = evidence_seq
+        save_totals(
+            connection, organisation_id, self.totals, key=config_key(config), replace=self.stale
+        )
+        if cache_updates is not None:
+            for pk, items in self.items.items():
+                cache_updates.items[pk] = (evidence_seq, items)
+            for pk, history in self.histories.items():
+                cache_updates.evidence[pk] = (evidence_seq, history)
 
 
 def _stored_digests(
@@ -297,7 +395,12 @@ def _stored_digests(
     found: dict[str, str] = {}
     if connection.dialect.name == "postgresql":
         # One unique-index probe per id, whatever the planner believes about the table: with
-        # "= ANY(...)" a table that grew since its last ANALYZE gets scanned whole per lookup.
+        # "= ANY(...)" a table that grew since its last ANALYZE gets scanned whole per lookup,
+        # and without the OFFSET 0 fence the planner flattens the lateral subquery into a hash
+        # join that reads every row of the organisation (1 s per batch at a million rows).
+        # No JIT compilation: with stale statistics the estimate of those probes crosses
+        # jit_above_cost, and compiling takes longer than the probes (10-40 ms a batch).
+        connection.exec_driver_sql("SET LOCAL jit = off")
         rows = connection.execute(
             _PG_DIGESTS, {"ids": sorted(set(evidence_ids)), "organisation_id": organisation_id}
         )
@@ -317,7 +420,7 @@ _PG_DIGESTS = text(
     "SELECT e.evidence_id, e.content_sha256 "
     "FROM unnest(CAST(:ids AS varchar[])) AS wanted(id) "
     "CROSS JOIN LATERAL (SELECT evidence_id, content_sha256 FROM evidence "
-    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id) AS e"
+    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id OFFSET 0) AS e"
 )
 
 
@@ -368,30 +471,70 @@ def agent_evidence(
     for agent_pk in agent_pks:
         entry = None if cache is None else cache.get(agent_pk)
         stored[agent_pk] = (0, ()) if entry is None else entry
-    adapter = evidence_adapter()
-    for chunk in chunks(sorted(agent_pks)):
-        fresh: dict[int, list[Evidence]] = defaultdict(list)
-        last: dict[int, int] = {}
-        rows = connection.execute(
-            select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
-            .where(
-                member_of(connection, EvidenceRow.agent_pk, chunk),
-                EvidenceRow.seq > min(stored[pk][0] for pk in chunk),
-                *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
-            )
-            .order_by(EvidenceRow.seq)
-        )
-        for agent_pk, seq, content in rows:
-            if seq > stored[agent_pk][0]:
-                # Stored content was validated on the way in; validate_json skips a json.loads.
-                # STORED_CONTEXT: rules added since it was stored do not make it unreadable.
-                fresh[agent_pk].append(
-                    adapter.validate_json(content, context={STORED_CONTEXT: True})
-                )
-                last[agent_pk] = seq
-        for agent_pk, records in fresh.items():
-            stored[agent_pk] = (last[agent_pk], (*stored[agent_pk][1], *records))
+    after = {pk: seq for pk, (seq, _) in stored.items()}
+    for agent_pk, (seq, records) in rows_after(connection, after, up_to=up_to).items():
+        stored[agent_pk] = (seq, (*stored[agent_pk][1], *records))
     return stored
+
+
+def agent_items(
+    connection: Connection,
+    agent_pks: Sequence[int],
+    *,
+    cache: ItemCache,
+    up_to: int,
+    config: TrustConfig,
+) -> dict[int, tuple[int, AgentItems]]:
+    """Each agent's item readings up to seq ``up_to``, with the seq of its last row read.
+
+    The cached items are the start; only the rows appended since are read and parsed.
+    """
+    stored: dict[int, tuple[int, AgentItems]] = {}
+    for agent_pk in agent_pks:
+        entry = cache.get(agent_pk)
+        stored[agent_pk] = (0, AgentItems.empty()) if entry is None else entry
+    after = {pk: seq for pk, (seq, _) in stored.items() if seq < up_to}
+    for agent_pk, (seq, records) in rows_after(connection, after, up_to=up_to).items():
+        items = stored[agent_pk][1].extended(AgentItems.from_records(records, config))
+        stored[agent_pk] = (seq, items)
+    return stored
+
+
+def rows_after(
+    connection: Connection, after: Mapping[int, int], *, up_to: int | None = None
+) -> dict[int, tuple[int, list[Evidence]]]:
+    """Each agent's records with a seq above ``after[agent]`` (and at most ``up_to``), parsed.
+
+    Returns the seq of the last row read and the records in sequence order, for the agents that
+    have such rows. Agents read from the start and agents read from a cached seq are queried
+    apart, so a cold agent does not make the warm ones' whole history travel.
+    """
+    records: dict[int, list[Evidence]] = defaultdict(list)
+    last: dict[int, int] = {}
+    adapter = evidence_adapter()
+    cold = sorted(pk for pk, seq in after.items() if seq == 0)
+    warm = sorted(pk for pk, seq in after.items() if seq > 0)
+    for group in (cold, warm):
+        for chunk in chunks(group):
+            rows = connection.execute(
+                select(EvidenceRow.agent_pk, EvidenceRow.seq, EvidenceRow.content)
+                .where(
+                    member_of(connection, EvidenceRow.agent_pk, chunk),
+                    EvidenceRow.seq > min(after[pk] for pk in chunk),
+                    *(() if up_to is None else (EvidenceRow.seq <= up_to,)),
+                )
+                .order_by(EvidenceRow.seq)
+            )
+            for agent_pk, seq, content in rows:
+                if seq > after[agent_pk]:
+                    # Stored content was validated on the way in; validate_json skips a
+                    # json.loads. STORED_CONTEXT: rules added since it was stored do not make
+                    # it unreadable.
+                    records[agent_pk].append(
+                        adapter.validate_json(content, context={STORED_CONTEXT: True})
+                    )
+                    last[agent_pk] = seq
+    return {pk: (last[pk], found) for pk, found in records.items()}
 
 
 def last_evidence_seqs(connection: Connection, agent_pks: Sequence[int]) -> dict[int, int]:
@@ -427,7 +570,7 @@ EVIDENCE_COLUMNS = (
 )
 
 
-def _append_evidence(
+def _evidence_rows(
     connection: Connection,
     organisation_id: int,
     agents: dict[str, int],
@@ -436,10 +579,10 @@ def _append_evidence(
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> tuple[int, int]:
-    """Append the rows to the organisation's chain.
+) -> tuple[int, list[tuple[Any, ...]]]:
+    """The rows that append ``accepted`` to the organisation's chain, hashes computed.
 
-    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    Returns the seq of the organisation's last row before them (0: none) and the rows.
     """
     head = connection.execute(
         select(EvidenceRow.seq, EvidenceRow.row_hash)
@@ -493,27 +636,61 @@ def _append_evidence(
             )
         )
         prev_hash = row_hash
-    # Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
-    # impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
-    # driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
-    # per-row parameter processing would cost more than the insert itself.
+    return (0 if head is None else int(head.seq)), rows
+
+
+def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` into the evidence table.
+
+    Plain inserts, not ON CONFLICT DO NOTHING: under the organisation lock a conflict is
+    impossible, and a silently skipped row would leave a hole in the chain. The rows go to the
+    driver's bulk path directly (executemany on SQLite, COPY on PostgreSQL): SQLAlchemy's
+    per-row parameter processing would cost more than the insert itself.
+    """
     columns = ", ".join(EVIDENCE_COLUMNS)
-    if sqlite_dialect:
+    if connection.dialect.name == "sqlite":
         placeholders = ", ".join("?" for _ in EVIDENCE_COLUMNS)
         connection.exec_driver_sql(
             f"INSERT INTO evidence ({columns}) VALUES ({placeholders})", rows
         )
-    else:
-        driver = connection.connection.driver_connection
-        assert driver is not None
-        with (
-            driver.cursor() as cursor,
-            cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
+        return
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _last_seq(connection: Connection, organisation_id: int) -> int:
     last = connection.execute(
         select(func.max(EvidenceRow.seq)).where(EvidenceRow.organisation_id == organisation_id)
     ).scalar_one()
     assert last is not None
-    return (0 if head is None else int(head.seq)), int(last)
+    return int(last)
+
+
+def _append_evidence(
+    connection: Connection,
+    organisation_id: int,
+    agents: dict[str, int],
+    accepted: Sequence[_Prepared],
+    *,
+    now: datetime,
+    source: EvidenceSource,
+    probe_run_id: int | None,
+) -> tuple[int, int]:
+    """Append the rows to the organisation's chain, nothing else (the store benchmarks' path).
+
+    Returns the seq of the organisation's last row before them (0: none) and of the last one.
+    """
+    previous_seq, rows = _evidence_rows(
+        connection,
+        organisation_id,
+        agents,
+        accepted,
+        now=now,
+        source=source,
+        probe_run_id=probe_run_id,
+    )
+    _insert_rows(connection, rows)
+    return previous_seq, _last_seq(connection, organisation_id)

@@ -76,25 +76,23 @@ def _latest_seqs(
     return found
 
 
-def append_transitions(
-    connection: Connection,
-    store: TrustStore,
-    *,
-    organisation_id: int,
-    rescores: Sequence[Rescore],
-    now: datetime,
-) -> list[tuple[int, int | None]]:
-    """Append each agent's new score; returns (seq, review id) per agent, in order.
+@dataclass(frozen=True)
+class ChainBases:
+    """What new transitions of some agents build on: their latest transitions, read once."""
 
-    Call inside the write transaction that holds the organisation's lock. A pending review of
-    one of these agents is superseded: it judged a score that no longer reflects the evidence.
-    A handful of queries serve every agent of the batch, whatever their number.
-    """
-    if not rescores:
-        return []
-    agent_pks = [r.agent_pk for r in rescores]
-    canonical_seq = _latest_seqs(connection, agent_pks, canonical=True)
-    last_seq = _latest_seqs(connection, agent_pks, canonical=False)
+    canonical_seq: dict[int, int]
+    """Each agent's latest canonical transition (committed or approved), by agent key."""
+    last_seq: dict[int, int]
+    """Each agent's latest transition, whatever its status, by agent key."""
+    known: dict[int, tuple[int | None, str]]
+    """(composite, row hash) of each of those transitions, by seq."""
+
+
+def chain_bases(connection: Connection, agent_pks: Sequence[int]) -> ChainBases:
+    """Read what the agents' next transitions build on (under the organisation's lock)."""
+    pks = list(agent_pks)
+    canonical_seq = _latest_seqs(connection, pks, canonical=True)
+    last_seq = _latest_seqs(connection, pks, canonical=False)
     known: dict[int, tuple[int | None, str]] = {}
     wanted = sorted(set(canonical_seq.values()) | set(last_seq.values()))
     for chunk in chunks(wanted):
@@ -104,19 +102,29 @@ def append_transitions(
             )
         )
         known.update({seq: (composite, row_hash) for seq, composite, row_hash in rows})
-    _supersede_pending(connection, agent_pks=agent_pks, now=now)
+    return ChainBases(canonical_seq, last_seq, known)
 
+
+def transition_rows(
+    store: TrustStore,
+    *,
+    organisation_id: int,
+    rescores: Sequence[Rescore],
+    bases: ChainBases,
+    now: datetime,
+) -> list[dict[str, Any]]:
+    """The score_history rows of ``rescores``, each linked to its agent's chain (no I/O)."""
     rows_out: list[dict[str, Any]] = []
     for rescore in rescores:
         score = rescore.score
         tier = str(score.tier)
         score_json = score.model_dump_json()
-        baseline_seq = canonical_seq.get(rescore.agent_pk)
+        baseline_seq = bases.canonical_seq.get(rescore.agent_pk)
         anomalous = baseline_seq is not None and is_anomalous(
-            known[baseline_seq][0], score.composite, store.anomaly_threshold
+            bases.known[baseline_seq][0], score.composite, store.anomaly_threshold
         )
-        previous = last_seq.get(rescore.agent_pk)
-        prev_hash = GENESIS if previous is None else known[previous][1]
+        previous = bases.last_seq.get(rescore.agent_pk)
+        prev_hash = GENESIS if previous is None else bases.known[previous][1]
         row_hash = link_hash(
             prev_hash,
             transition_envelope(
@@ -147,6 +155,45 @@ def append_transitions(
                 "row_hash": row_hash,
             }
         )
+    return rows_out
+
+
+def append_transitions(
+    connection: Connection,
+    store: TrustStore,
+    *,
+    organisation_id: int,
+    rescores: Sequence[Rescore],
+    now: datetime,
+) -> list[tuple[int, int | None]]:
+    """Append each agent's new score; returns (seq, review id) per agent, in order.
+
+    Call inside the write transaction that holds the organisation's lock. A pending review of
+    one of these agents is superseded: it judged a score that no longer reflects the evidence.
+    A handful of queries serve every agent of the batch, whatever their number.
+    """
+    if not rescores:
+        return []
+    bases = chain_bases(connection, [r.agent_pk for r in rescores])
+    rows = transition_rows(
+        store, organisation_id=organisation_id, rescores=rescores, bases=bases, now=now
+    )
+    return write_transitions(connection, organisation_id=organisation_id, rows=rows, now=now)
+
+
+def write_transitions(
+    connection: Connection, *, organisation_id: int, rows: Sequence[dict[str, Any]], now: datetime
+) -> list[tuple[int, int | None]]:
+    """Insert :func:`transition_rows` (built on bases read in this transaction) and their reviews.
+
+    A pending review of one of these agents is superseded first. Returns (seq, review id) per
+    row, in order.
+    """
+    if not rows:
+        return []
+    agent_pks = [row["agent_pk"] for row in rows]
+    _supersede_pending(connection, agent_pks=agent_pks, now=now)
+    rows_out = list(rows)
     seqs = list(
         connection.execute(
             insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),

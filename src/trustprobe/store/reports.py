@@ -10,11 +10,12 @@ from trustprobe.reports import Report
 from trustprobe.store.database import write_transaction
 from trustprobe.store.errors import NotFoundError
 from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
+from trustprobe.store.evidence_cache import CacheUpdates
 from trustprobe.store.history import canonical_score
 from trustprobe.store.models import AgentScore, EvidenceSource, ReportIngestResult
 from trustprobe.store.schema import AgentRow, ProbeRunRow
 from trustprobe.store.store import DEFAULT_ORGANISATION, TrustStore
-from trustprobe.trust import Evidence, evidence_from_report, report_created_at, report_digest
+from trustprobe.trust import evidence_from_report, report_created_at, report_digest
 
 
 def _existing_run(
@@ -49,7 +50,7 @@ def submit_report(
     trust engine cannot convert raises :class:`trustprobe.errors.InputError`; nothing is stored.
     """
     digest = report_digest(report)
-    cached: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
+    cached = CacheUpdates()
     with write_transaction(store.engine) as connection:
         organisation_id = lock_organisation(connection, organisation, now=now)
         existing = _existing_run(connection, organisation_id, agent_id, digest)
@@ -84,7 +85,7 @@ def submit_report(
             probe_run_id=run_id,
             cache_updates=cached,
         )
-    store.evidence_cache.update(cached)  # only now: the rows are committed
+    cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
     return ReportIngestResult(
         **result.model_dump(),
         probe_run_id=run_id,

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from trustprobe.store.database import create_store_engine
-from trustprobe.store.evidence_cache import EvidenceCache
+from trustprobe.store.evidence_cache import EvidenceCache, ItemCache
 from trustprobe.store.location import resolve_database_url
 from trustprobe.store.migration import require_current_schema, upgrade_database
 from trustprobe.trust import Evidence, TrustConfig, TrustScore, WeightSet, compute_trust_score
@@ -34,6 +34,8 @@ class TrustStore:
     anomaly_threshold: int = ANOMALY_THRESHOLD
     evidence_cache: EvidenceCache = field(default_factory=EvidenceCache, compare=False, repr=False)
     """Parsed evidence kept between rescorings of this process (see evidence_cache.py)."""
+    item_cache: ItemCache = field(default_factory=ItemCache, compare=False, repr=False)
+    """Item readings kept between rescorings of this process, for decayed sums."""
 
     @property
     def backend(self) -> str:

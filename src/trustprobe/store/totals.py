@@ -98,22 +98,38 @@ class DimensionTotal:
         Then every decayed score equals its raw score exactly (``decayed_score`` subtracts 0.0,
         or floors a 0 score at 0), so Σ size·decayed is Σ size·score, which the totals hold.
         """
+        return not self.in_future(now_us) and not self.decaying_at(now_us, config)
+
+    def in_future(self, now_us: int) -> bool:
+        """Whether an item lies after ``now_us`` (it would not count yet)."""
         assert self.newest_us is not None
-        if self.newest_us > now_us:
-            return False
+        return self.newest_us > now_us
+
+    def decaying_at(self, now_us: int, config: TrustConfig) -> bool:
+        """Whether an item scoring above 0 has lost points to decay as of ``now_us``.
+
+        The oldest such item decides: ``overdue_days`` is non-decreasing in the age.
+        """
         return (
-            self.oldest_scored_us is None
-            or overdue_days(now_us - self.oldest_scored_us, config) == 0.0
+            self.oldest_scored_us is not None
+            and overdue_days(now_us - self.oldest_scored_us, config) != 0.0
         )
 
-    def reading(self, now_us: int, config: TrustConfig) -> DimensionReading:
-        """The dimension's reading as of ``now_us`` (only when :meth:`undecayed_at` holds)."""
+    def reading(
+        self, now_us: int, config: TrustConfig, *, weighted_decayed: float | None = None
+    ) -> DimensionReading:
+        """The dimension's reading as of ``now_us``.
+
+        ``weighted_decayed`` is Σ size·decayed as of ``now_us``, needed where
+        :meth:`decaying_at` holds; elsewhere it is Σ size·score, which the totals hold. No item
+        may lie after ``now_us``.
+        """
         assert self.newest_us is not None
         weighted = self.raw.value()
         return reading_from_sums(
             total=self.size.value(),
             weighted_raw=weighted,
-            weighted_decayed=weighted,
+            weighted_decayed=weighted if weighted_decayed is None else weighted_decayed,
             count=self.count,
             freshest_age_microseconds=now_us - self.newest_us,
             low_confidence=self.low_confidence,
@@ -216,6 +232,18 @@ def _upsert(paramstyle: str) -> str:
     )
 
 
+_PG_COLUMN_TYPES = (
+    "bigint", "varchar", "bigint", "varchar", "bigint", "bigint",
+    "text", "text", "boolean", "bigint", "bigint", "text",
+)  # fmt: skip
+_PG_UPSERT = (
+    f"INSERT INTO score_totals ({', '.join(_TOTAL_COLUMNS)}) SELECT * FROM unnest("
+    + ", ".join(f"%s::{kind}[]" for kind in _PG_COLUMN_TYPES)
+    + ") ON CONFLICT (agent_pk, dimension) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _TOTAL_COLUMNS[2:])
+)
+
+
 def save_totals(
     connection: Connection,
     organisation_id: int,
@@ -248,10 +276,17 @@ def save_totals(
         for pk, by_dimension in sorted(totals.items())
         for dimension, total in by_dimension.items()
     ]
+    if not rows:
+        return
+    if connection.dialect.name == "postgresql":
+        # One statement over arrays, a column each: executemany would run a statement per
+        # row, which costs the server more than the upsert itself.
+        columns = tuple(list(column) for column in zip(*rows, strict=True))
+        connection.exec_driver_sql(_PG_UPSERT, columns)
+        return
     # Straight to the driver's executemany: SQLAlchemy's per-row parameter processing would
     # cost more than the upsert itself.
-    if rows:
-        connection.exec_driver_sql(_upsert(connection.dialect.paramstyle), rows)
+    connection.exec_driver_sql(_upsert(connection.dialect.paramstyle), rows)
 
 
 def agent_sources(totals: AgentTotals) -> list[ScoreSource]:
@@ -268,27 +303,47 @@ def undecayed(totals: AgentTotals, now_us: int, config: TrustConfig) -> bool:
     return all(total.undecayed_at(now_us, config) for total in totals.values())
 
 
+def in_future(totals: AgentTotals, now_us: int) -> bool:
+    """Whether any item of the agent lies after ``now_us``."""
+    return any(total.in_future(now_us) for total in totals.values())
+
+
+def decaying_dimensions(totals: AgentTotals, now_us: int, config: TrustConfig) -> list[Dimension]:
+    """The dimensions whose Σ size·decayed as of ``now_us`` the totals cannot give."""
+    return [d for d, total in totals.items() if total.decaying_at(now_us, config)]
+
+
 def score_from_totals(
     agents: Mapping[str, AgentTotals],
     *,
     now: datetime,
     config: TrustConfig | None,
     weights: WeightSet | None,
+    decayed: Mapping[str, Mapping[Dimension, float]] | None = None,
 ) -> dict[str, TrustScore]:
-    """Score agents from their totals; each must be :func:`undecayed` as of ``now``.
+    """Score agents from their totals; none may have an item after ``now``.
 
-    Equal to ``compute_trust_score`` over each agent's whole history. From
-    :data:`BATCH_ENGINE_MIN_AGENTS` agents the composites are computed on the batch engine's
-    grids, otherwise one agent at a time: both give the same scores.
+    ``decayed`` gives, per agent, Σ size·decayed as of ``now`` of every dimension in
+    :func:`decaying_dimensions` (the totals give the rest). Equal to ``compute_trust_score``
+    over each agent's whole history. From :data:`BATCH_ENGINE_MIN_AGENTS` agents the composites
+    are computed on the batch engine's grids, otherwise one agent at a time: both give the same
+    scores.
     """
     config = config or TrustConfig()
     weights = weights or WeightSet()
     as_of = check_now(now)
     now_us = epoch_microseconds(as_of)
-    readings = {
-        agent_id: {d: total.reading(now_us, config) for d, total in totals.items()}
-        for agent_id, totals in agents.items()
-    }
+    decayed = decayed or {}
+    readings = {}
+    for agent_id, totals in agents.items():
+        sums = decayed.get(agent_id, {})
+        missing = [d for d in decaying_dimensions(totals, now_us, config) if d not in sums]
+        if missing:
+            raise ValueError(f"{agent_id}: no decayed sum given for {missing[0].value}")
+        readings[agent_id] = {
+            d: total.reading(now_us, config, weighted_decayed=sums.get(d))
+            for d, total in totals.items()
+        }
     counts = {
         agent_id: sum(t.count for t in totals.values()) for agent_id, totals in agents.items()
     }

@@ -26,7 +26,7 @@ from trustprobe.trust.composite import (
     unique_evidence,
 )
 from trustprobe.trust.config import TrustConfig
-from trustprobe.trust.decay import MICROSECONDS_PER_DAY, epoch_microseconds
+from trustprobe.trust.decay import decayed_scores, epoch_microseconds
 from trustprobe.trust.dimension_scores import item_reading
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence, EvidenceOrigin
@@ -339,9 +339,7 @@ def compute_trust_scores(
     low_confidence = table.low_confidence[source]
     evidence_count = np.bincount(agent, minlength=n_agents)
 
-    # Same formula and operation order as decay.decayed_score.
-    overdue = np.maximum(age / MICROSECONDS_PER_DAY - config.decay_grace_days, 0.0)
-    decayed = np.maximum(score - config.decay_points_per_week * (overdue / 7.0), 0.0)
+    decayed = decayed_scores(score, age, config)
 
     boundary = np.flatnonzero(np.diff(group_key)) + 1
     starts = np.concatenate(([0], boundary)).astype(np.int64) if len(group_key) else boundary

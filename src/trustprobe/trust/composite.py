@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
+from functools import lru_cache
 from typing import Final
 
 from trustprobe.errors import InputError
@@ -154,6 +155,25 @@ def weighted_composite(
     return 10.0 * (weighted / total_weight), 10.0 * math.sqrt(variance)
 
 
+@lru_cache(maxsize=256)
+def _uncovered_line(weight: float, sign: float) -> DimensionScore:
+    # The line of a dimension without evidence depends on its weight only (``sign`` keeps
+    # -0.0 apart from 0.0, which compare equal). Scores are frozen models, so one instance
+    # serves every score that has it; scoring many agents at once (an ingestion rescores
+    # hundreds) then validates only the covered lines.
+    return DimensionScore(
+        score=None,
+        raw_score=None,
+        weight=weight,
+        effective_weight=0.0,
+        contribution=None,
+        evidence_count=0,
+        freshest_age_days=None,
+        low_confidence=False,
+        standard_error=None,
+    )
+
+
 def _dimension_lines(
     readings: AgentReadings, weights: Mapping[Dimension, float]
 ) -> dict[Dimension, DimensionScore]:
@@ -168,17 +188,7 @@ def _dimension_lines(
         weight = ordered[i]
         count = counts[i]
         if not count:
-            lines[dimension] = DimensionScore(
-                score=None,
-                raw_score=None,
-                weight=weight,
-                effective_weight=0.0,
-                contribution=None,
-                evidence_count=0,
-                freshest_age_days=None,
-                low_confidence=False,
-                standard_error=None,
-            )
+            lines[dimension] = _uncovered_line(weight, math.copysign(1.0, weight))
             continue
         share = weight / total_weight if total_weight > 0.0 else 0.0
         score = readings.score[i]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+import numpy.typing as npt
+
 from trustprobe.trust.config import TrustConfig
 
 MICROSECONDS_PER_DAY = 86_400_000_000
@@ -39,3 +42,15 @@ def overdue_days(age_microseconds: int, config: TrustConfig) -> float:
     :func:`decayed_score` returns each raw score unchanged.
     """
     return max(age_days(age_microseconds) - config.decay_grace_days, 0.0)
+
+
+def decayed_scores(
+    score: npt.NDArray[np.float64], age_microseconds: npt.NDArray[np.int64], config: TrustConfig
+) -> npt.NDArray[np.float64]:
+    """:func:`decayed_score` of many items at once, bit for bit (same operations, same order).
+
+    Ages must be at least 0 and below 2**53 microseconds (285 years), so that converting them
+    to floats is exact, as the one-item path's integer division is.
+    """
+    overdue = np.maximum(age_microseconds / MICROSECONDS_PER_DAY - config.decay_grace_days, 0.0)
+    return np.maximum(score - config.decay_points_per_week * (overdue / 7.0), 0.0)
