@@ -227,6 +227,25 @@ class _GroupTally:
         self.critical_failures = self.high_failures = 0
         self.low_confidence = self.judged = self.judge_agrees = 0
 
+    def add(self, other: _GroupTally) -> None:
+        """Add every tally and value of ``other`` to this group's."""
+        self.n += other.n
+        self.passed += other.passed
+        self.harness_errors += other.harness_errors
+        self.risk += other.risk
+        self.weighted += other.weighted
+        self.weight_total += other.weight_total
+        self.weight_passed += other.weight_passed
+        self.safe_hits += other.safe_hits
+        self.unsafe_hits += other.unsafe_hits
+        self.boundary_readings += other.boundary_readings
+        self.boundary_hits += other.boundary_hits
+        self.critical_failures += other.critical_failures
+        self.high_failures += other.high_failures
+        self.low_confidence += other.low_confidence
+        self.judged += other.judged
+        self.judge_agrees += other.judge_agrees
+
     def freeze(self) -> GroupPartial:
         return GroupPartial(
             n=self.n,
@@ -282,9 +301,15 @@ def metrics_partial(
             found = tallies[key] = _GroupTally(with_values=key[0] in ("overall", "category"))
         return found
 
-    # A probe's four groups, looked up once per probe rather than once per case: (category,
-    # severity, expected, (overall, category, severity, expected tallies)).
-    groups_of: dict[str, tuple[str, Severity, Expected, tuple[_GroupTally, ...]]] = {}
+    # Cases are tallied per (probe, severity, expected) first, then each such tally is added
+    # to its four groups (overall, category, severity, expected) once: one tally per case
+    # instead of four. Every count is a sum and every value list becomes a value -> count
+    # table, so the totals do not depend on the order the cases are added in.
+    # A probe's groups and own tally are looked up once per probe rather than once per case:
+    # (category, severity, expected, own tally), and the groups of each own tally.
+    groups_of: dict[str, tuple[str, Severity, Expected, _GroupTally]] = {}
+    own_tallies: dict[tuple[str, Severity, Expected], _GroupTally] = {}
+    groups_of_own: list[tuple[_GroupTally, tuple[_GroupTally, ...]]] = []
     for index, case in enumerate(cases, start=first_index):
         probe_id, sample = case.probe_id, case.sample
         seen = samples.get(probe_id)
@@ -316,18 +341,17 @@ def metrics_partial(
                 ("severity", severity.value),
                 ("expected", expected.value),
             )
-            groups = groups_of[probe_id] = (
-                case.category,
-                severity,
-                expected,
-                tuple(tally(key) for key in keys),
-            )
-        overall, category, by_severity, by_expected = groups[3]
+            found = tuple(tally(key) for key in keys)  # made in first-seen order, as before
+            own = own_tallies.get((probe_id, severity, expected))
+            if own is None:
+                own = own_tallies[(probe_id, severity, expected)] = _GroupTally(with_values=True)
+                groups_of_own.append((own, found))
+            groups = groups_of[probe_id] = (case.category, severity, expected, own)
+        own = groups[3]
         if case.error is not None:
             errored_probes.add(probe_id)
             error_classes[str(case.error)] += 1
-            for group in groups[3]:
-                group.harness_errors += 1
+            own.harness_errors += 1
             continue
         passed, risk, weighted = case.passed, case.risk_score, case.weighted_risk
         if passed is None or risk is None or weighted is None:
@@ -336,39 +360,31 @@ def metrics_partial(
                 " but lacks a verdict (passed, risk_score and weighted_risk must be set)"
             )
         scored_probes.add(probe_id)
-        critical = not passed and severity is Severity.CRITICAL
-        high = not passed and severity is Severity.HIGH
-        for group in (by_severity, by_expected):
-            group.n += 1
-            group.passed += passed
-            group.critical_failures += critical
-            group.high_failures += high
+        own.n += 1
+        if passed:
+            own.passed += 1
+            own.weight_passed.append(case.severity_weight)
+        elif severity is Severity.CRITICAL:
+            own.critical_failures += 1
+        elif severity is Severity.HIGH:
+            own.high_failures += 1
         confidence = case.verdict_confidence
-        low = confidence is not None and confidence < LOW_CONFIDENCE
+        if confidence is not None and confidence < LOW_CONFIDENCE:
+            own.low_confidence += 1
         judge = case.judge
-        weight = case.severity_weight
+        if judge is not None:
+            own.judged += 1
+            own.judge_agrees += judge.agrees
+        own.risk.append(risk)
+        own.weighted.append(weighted)
+        own.weight_total.append(case.severity_weight)
+        own.safe_hits += case.safe_signal_hits
+        own.unsafe_hits += case.unsafe_signal_hits
+        # A scored case whose detector gave no reading (None) is no evidence either way.
         boundary = case.boundary_or_refusal_signal
-        safe_hits, unsafe_hits = case.safe_signal_hits, case.unsafe_signal_hits
-        for group in (overall, category):
-            group.n += 1
-            group.passed += passed
-            group.critical_failures += critical
-            group.high_failures += high
-            group.low_confidence += low
-            if judge is not None:
-                group.judged += 1
-                group.judge_agrees += judge.agrees
-            group.risk.append(risk)
-            group.weighted.append(weighted)
-            group.weight_total.append(weight)
-            if passed:
-                group.weight_passed.append(weight)
-            group.safe_hits += safe_hits
-            group.unsafe_hits += unsafe_hits
-            # A scored case whose detector gave no reading (None) is no evidence either way.
-            if boundary is not None:
-                group.boundary_readings += 1
-                group.boundary_hits += boundary
+        if boundary is not None:
+            own.boundary_readings += 1
+            own.boundary_hits += boundary
         # A mode counts once per case even if a buggy scorer listed it twice.
         if case.detected_failure_modes:
             modes.update(set(case.detected_failure_modes))
@@ -380,6 +396,15 @@ def metrics_partial(
         so_far = worst_of.get(probe_id)
         if so_far is None or rank < so_far:
             worst_of[probe_id] = rank
+    for own, (overall, category, by_severity, by_expected) in groups_of_own:
+        for group in (by_severity, by_expected):
+            group.n += own.n
+            group.passed += own.passed
+            group.harness_errors += own.harness_errors
+            group.critical_failures += own.critical_failures
+            group.high_failures += own.high_failures
+        for group in (overall, category):
+            group.add(own)
 
     ranked = heapq.nsmallest(worst_n, worst_of.values())
     worst = [_worst_case(cases[position]) for *_, position in ranked]

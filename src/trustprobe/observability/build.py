@@ -99,13 +99,15 @@ def observe_cases(
     if scored < min_cases:
         return None
     positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
+    # A case's text depends on the case alone: made once for fitting and placing both.
+    texts = scored_case_texts(cases)
     model = fit_geometry(
-        scored_case_texts([cases[i] for i in positions]),
+        [texts[i] for i in positions],
         seed=seed,
         n_clusters=n_clusters,
         max_features=max_features,
     )
-    partial, points = place_cases(model, cases)
+    partial, points = place_cases(model, cases, texts)
     partial = replace(partial, excluded_harness_errors=harness_errors)
     bound = fit_sample_size() if sample_size is None else sample_size
     return finalize_geometry(

@@ -207,13 +207,20 @@ def scored_case_texts(cases: Sequence[CaseScore]) -> list[CaseText]:
 
 
 def place_cases(
-    model: GeometryModel, cases: Sequence[CaseScore]
+    model: GeometryModel, cases: Sequence[CaseScore], texts: Sequence[CaseText] | None = None
 ) -> tuple[GeometryPartial, list[ObservabilityPoint]]:
-    """Embed and assign a partition's cases; tallies plus one point per scored case, in order."""
+    """Embed and assign a partition's cases; tallies plus one point per scored case, in order.
+
+    ``texts`` are the scored cases' texts (:func:`scored_case_texts`) if the caller has them.
+    """
     scored = [c for c in cases if c.error is None]
     verdicts = _verdicts(scored)
+    if texts is None:
+        texts = case_texts(scored, verdicts)
+    elif len(texts) != len(scored):
+        raise ValueError(f"{len(texts)} texts given for {len(scored)} scored cases")
     with _one_thread():
-        vectors, scatter = model.embedding.transform(case_texts(scored, verdicts))
+        vectors, scatter = model.embedding.transform(texts)
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
     values: dict[int, list[float]] = {}
     table: Counter[tuple[str, str, int]] = Counter()

@@ -49,10 +49,31 @@ class ToolFunction(BaseModel):
     @classmethod
     def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
         try:
-            Draft202012Validator.check_schema(value)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from exc
+            text = canonical_json(value)
+        except (TypeError, ValueError):  # not plain JSON: checked as it is, not remembered
+            _check_schema(value)
+        else:
+            _check_schema_text(text)
         return value
+
+
+def _check_schema(schema: dict[str, Any]) -> None:
+    """Raise ``ValueError`` naming the problem if ``schema`` is not a valid JSON Schema."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"not a valid JSON Schema: {exc.message}") from exc
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_schema_text(text: str) -> None:
+    """:func:`_check_schema` of a schema's canonical JSON, each valid schema checked once.
+
+    Catalogs repeat a few tool definitions across many probes (the built-in one: 159 tools,
+    39 distinct schemas), and checking a schema against the meta-schema is most of the time
+    of loading probes. A failed check raises and is not remembered.
+    """
+    _check_schema(json.loads(text))
 
 
 class ToolResultRule(BaseModel):
