@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -194,12 +194,15 @@ def write_transitions(
     agent_pks = [row["agent_pk"] for row in rows]
     _supersede_pending(connection, agent_pks=agent_pks, now=now)
     rows_out = list(rows)
-    seqs = list(
-        connection.execute(
-            insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
-            rows_out,
-        ).scalars()
-    )
+    if connection.dialect.name == "postgresql":
+        seqs = _insert_transitions_pipelined(connection, rows_out)
+    else:
+        seqs = list(
+            connection.execute(
+                insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
+                rows_out,
+            ).scalars()
+        )
     reviews = [
         {
             "organisation_id": organisation_id,
@@ -231,6 +234,61 @@ def write_transitions(
             for review, review_id in zip(reviews, ids, strict=True)
         }
     return [(seq, review_ids.get(seq)) for seq in seqs]
+
+
+TRANSITION_COLUMNS = (
+    "organisation_id",
+    "agent_pk",
+    "composite",
+    "tier",
+    "score",
+    "computed_at",
+    "trigger",
+    "was_anomalous",
+    "baseline_seq",
+    "status",
+    "prev_hash",
+    "row_hash",
+)
+_PG_INSERT_TRANSITION = (
+    f"INSERT INTO score_history ({', '.join(TRANSITION_COLUMNS)}) "
+    f"VALUES ({', '.join('%s' for _ in TRANSITION_COLUMNS)}) RETURNING seq"
+)
+
+
+def _insert_transitions_pipelined(
+    connection: Connection, rows: Sequence[dict[str, Any]]
+) -> list[int]:
+    """Insert transition rows on PostgreSQL with one prepared statement, pipelined; their seqs.
+
+    SQLAlchemy's many-rows ``INSERT … RETURNING`` renders one statement with a placeholder per
+    value (2,400 for 200 agents) that the driver parses anew on every batch; the driver's
+    ``executemany`` sends the rows through one server-side prepared statement in a pipeline
+    (one round trip), and returns each row's seq in order.
+    """
+    values = []
+    for row in rows:
+        computed_at: datetime = row["computed_at"]
+        if computed_at.tzinfo is None:
+            raise ValueError("timestamps written to the store must be timezone-aware")
+        values.append(
+            tuple(
+                computed_at.astimezone(UTC) if c == "computed_at" else row[c]
+                for c in TRANSITION_COLUMNS
+            )
+        )
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    seqs: list[int] = []
+    with driver.cursor() as cursor:
+        cursor.executemany(_PG_INSERT_TRANSITION, values, returning=True)
+        while True:
+            found = cursor.fetchone()
+            assert found is not None
+            seqs.append(int(found[0]))
+            if not cursor.nextset():
+                break
+    return seqs
 
 
 def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: datetime) -> None:
