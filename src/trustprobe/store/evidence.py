@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
@@ -401,9 +401,8 @@ def _stored_digests(
         # No JIT compilation: with stale statistics the estimate of those probes crosses
         # jit_above_cost, and compiling takes longer than the probes (10-40 ms a batch).
         connection.exec_driver_sql("SET LOCAL jit = off")
-        rows = connection.execute(
-            _PG_DIGESTS, {"ids": sorted(set(evidence_ids)), "organisation_id": organisation_id}
-        )
+        # The ids go as a binary array: the text form quotes each of them in Python.
+        rows = connection.exec_driver_sql(_PG_DIGESTS, (sorted(set(evidence_ids)), organisation_id))
         return {evidence_id: digest for evidence_id, digest in rows}
     for chunk in chunks(sorted(set(evidence_ids))):
         rows = connection.execute(
@@ -416,26 +415,42 @@ def _stored_digests(
     return found
 
 
-_PG_DIGESTS = text(
+_PG_DIGESTS = (
     "SELECT e.evidence_id, e.content_sha256 "
-    "FROM unnest(CAST(:ids AS varchar[])) AS wanted(id) "
+    "FROM unnest(%b::varchar[]) AS wanted(id) "
     "CROSS JOIN LATERAL (SELECT evidence_id, content_sha256 FROM evidence "
-    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id OFFSET 0) AS e"
+    "WHERE organisation_id = %s AND evidence_id = wanted.id OFFSET 0) AS e"
 )
 
 
 def ensure_agents(
     connection: Connection, organisation_id: int, agent_ids: Sequence[str], *, now: datetime
 ) -> dict[str, int]:
-    """Create the agents not yet known (safe under concurrency); map each id to its key."""
+    """Create the agents not yet known (safe under concurrency); map each id to its key.
+
+    The known agents are looked up first and only the others inserted: a platform's batches
+    are mostly about agents it has written before, and the insert of a row per agent, even one
+    that does nothing on conflict, costs more than the lookup.
+    """
+    agents = _agent_keys(connection, organisation_id, agent_ids)
+    missing = [agent_id for agent_id in agent_ids if agent_id not in agents]
+    if not missing:
+        return agents
     values = [
         {"organisation_id": organisation_id, "agent_id": agent_id, "created_at": now}
-        for agent_id in agent_ids
+        for agent_id in missing
     ]
     dialect_insert: Any = (
         postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
     )
     connection.execute(dialect_insert(AgentRow).on_conflict_do_nothing(), values)
+    agents.update(_agent_keys(connection, organisation_id, missing))
+    return agents
+
+
+def _agent_keys(
+    connection: Connection, organisation_id: int, agent_ids: Sequence[str]
+) -> dict[str, int]:
     agents: dict[str, int] = {}
     for chunk in chunks(agent_ids):
         rows = connection.execute(
