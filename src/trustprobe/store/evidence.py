@@ -654,6 +654,13 @@ def _evidence_rows(
     return (0 if head is None else int(head.seq)), rows
 
 
+_PG_EVIDENCE_TYPES = (
+    "int4", "int4", "varchar", "varchar", "varchar", "timestamptz", "text", "varchar",
+    "varchar", "int4", "timestamptz", "varchar", "varchar", "varchar", "varchar", "varchar",
+)  # fmt: skip
+"""The PostgreSQL types of :data:`EVIDENCE_COLUMNS`, in order (a binary COPY names them)."""
+
+
 def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Insert ``rows`` into the evidence table.
 
@@ -671,7 +678,12 @@ def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> Non
         return
     driver = connection.connection.driver_connection
     assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
+    # Binary COPY: the driver formats no text (times, escapes) and the server parses none.
+    with (
+        driver.cursor() as cursor,
+        cursor.copy(f"COPY evidence ({columns}) FROM STDIN (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(_PG_EVIDENCE_TYPES)
         for row in rows:
             copy.write_row(row)
 
