@@ -60,22 +60,6 @@ class Rescore:
     trigger: str
 
 
-def _latest_seqs(
-    connection: Connection, agent_pks: list[int], *, canonical: bool
-) -> dict[int, int]:
-    found: dict[int, int] = {}
-    for chunk in chunks(agent_pks):
-        query = select(TransitionRow.agent_pk, func.max(TransitionRow.seq)).where(
-            member_of(connection, TransitionRow.agent_pk, chunk)
-        )
-        if canonical:
-            query = query.where(TransitionRow.status.in_(CANONICAL_STATUSES))
-        found.update(
-            {pk: seq for pk, seq in connection.execute(query.group_by(TransitionRow.agent_pk))}
-        )
-    return found
-
-
 @dataclass(frozen=True)
 class ChainBases:
     """What new transitions of some agents build on: their latest transitions, read once."""
@@ -89,20 +73,79 @@ class ChainBases:
 
 
 def chain_bases(connection: Connection, agent_pks: Sequence[int]) -> ChainBases:
-    """Read what the agents' next transitions build on (under the organisation's lock)."""
+    """Read what the agents' next transitions build on (under the organisation's lock).
+
+    Each agent's latest transition is found with one backward probe of the (agent_pk, seq)
+    index; it is nearly always canonical too, and only the agents whose latest is not (pending
+    review, superseded, rejected) have their canonical one looked for among all their
+    transitions. Grouping every transition of every agent by agent, as a single query for
+    both would, costs what the agents' histories hold (19 ms a batch of 50 agents at 300
+    transitions each, against 3 ms at 10).
+    """
     pks = list(agent_pks)
-    canonical_seq = _latest_seqs(connection, pks, canonical=True)
-    last_seq = _latest_seqs(connection, pks, canonical=False)
-    known: dict[int, tuple[int | None, str]] = {}
-    wanted = sorted(set(canonical_seq.values()) | set(last_seq.values()))
-    for chunk in chunks(wanted):
-        rows = connection.execute(
-            select(TransitionRow.seq, TransitionRow.composite, TransitionRow.row_hash).where(
-                member_of(connection, TransitionRow.seq, chunk)
-            )
-        )
-        known.update({seq: (composite, row_hash) for seq, composite, row_hash in rows})
+    last_seq = _latest_seqs(connection, pks)
+    known, statuses = _transitions(connection, sorted(set(last_seq.values())))
+    canonical_seq = {pk: seq for pk, seq in last_seq.items() if statuses[seq] in CANONICAL_STATUSES}
+    others = [pk for pk in pks if pk in last_seq and pk not in canonical_seq]
+    if others:
+        earlier = _latest_canonical_seqs(connection, others)
+        canonical_seq.update(earlier)
+        known.update(_transitions(connection, sorted(set(earlier.values())))[0])
     return ChainBases(canonical_seq, last_seq, known)
+
+
+def _latest_seqs(connection: Connection, agent_pks: list[int]) -> dict[int, int]:
+    """Each agent's latest transition (agents without one are left out)."""
+    newest = (
+        select(TransitionRow.seq)
+        .where(TransitionRow.agent_pk == AgentRow.id)
+        .order_by(TransitionRow.agent_pk.desc(), TransitionRow.seq.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    found: dict[int, int] = {}
+    for chunk in chunks(agent_pks):
+        rows = connection.execute(
+            select(AgentRow.id, newest).where(member_of(connection, AgentRow.id, chunk))
+        )
+        found.update({pk: seq for pk, seq in rows if seq is not None})
+    return found
+
+
+def _latest_canonical_seqs(connection: Connection, agent_pks: list[int]) -> dict[int, int]:
+    found: dict[int, int] = {}
+    for chunk in chunks(agent_pks):
+        query = (
+            select(TransitionRow.agent_pk, func.max(TransitionRow.seq))
+            .where(
+                member_of(connection, TransitionRow.agent_pk, chunk),
+                TransitionRow.status.in_(CANONICAL_STATUSES),
+            )
+            .group_by(TransitionRow.agent_pk)
+        )
+        found.update({pk: seq for pk, seq in connection.execute(query)})
+    return found
+
+
+def _transitions(
+    connection: Connection, seqs: list[int]
+) -> tuple[dict[int, tuple[int | None, str]], dict[int, str]]:
+    """(composite, row hash) and status of each of the transitions ``seqs``."""
+    known: dict[int, tuple[int | None, str]] = {}
+    statuses: dict[int, str] = {}
+    for chunk in chunks(seqs):
+        rows = connection.execute(
+            select(
+                TransitionRow.seq,
+                TransitionRow.composite,
+                TransitionRow.row_hash,
+                TransitionRow.status,
+            ).where(member_of(connection, TransitionRow.seq, chunk))
+        )
+        for seq, composite, row_hash, status in rows:
+            known[seq] = (composite, row_hash)
+            statuses[seq] = status
+    return known, statuses
 
 
 def transition_rows(
