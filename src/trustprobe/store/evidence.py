@@ -19,7 +19,7 @@ from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
 from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
 from trustprobe.store.item_readings import AgentItems
-from trustprobe.store.keys import ensure_organisation
+from trustprobe.store.keys import check_organisation_name, ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
@@ -89,6 +89,13 @@ def lock_organisation(connection: Connection, organisation: str, *, now: datetim
     Every write of an organisation (ingestion, review decisions) takes this lock, which
     serialises appends to its chains. SQLite's ``BEGIN IMMEDIATE`` already holds the database.
     """
+    check_organisation_name(organisation)
+    # A known organisation (nearly every call) is found and locked in one statement.
+    known = connection.execute(
+        select(OrganisationRow.id).where(OrganisationRow.name == organisation).with_for_update()
+    ).scalar_one_or_none()
+    if known is not None:
+        return int(known)
     organisation_id = ensure_organisation(connection, organisation, now=now)
     connection.execute(
         select(OrganisationRow.id).where(OrganisationRow.id == organisation_id).with_for_update()
