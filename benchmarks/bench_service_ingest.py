@@ -23,6 +23,13 @@ older history costs); ``TRUSTPROBE_BENCH_AGED=1`` observes it 30–60 days ago i
 grows the history about N agents (of which the measured batches touch the first ``AGENTS``)
 by appending rows and totals straight to the tables, without rescoring (:func:`bulk_fill`):
 the way to reach millions of rows in minutes.
+
+A platform's load is several organisations at once: ``TRUSTPROBE_BENCH_CLIENTS=N`` (default 1)
+posts from N clients in parallel, each for an organisation of its own (the first is the one
+with the history), ``TRUSTPROBE_BENCH_WORKERS=W`` serves with ``--workers W``,
+``TRUSTPROBE_BENCH_BATCH`` and ``TRUSTPROBE_BENCH_AGENTS`` set each batch's records and agents
+(default 5,000 and 200). Besides the server's CPU per record (all its worker processes), the
+line gives the PostgreSQL backends' CPU and the load generator's own, read from ``/proc``.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -42,7 +50,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.postgres import POSTGRES, create_schema, drop_schemas
 from benchmarks.raw_http import wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,15 +172,15 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
         store.close()
 
 
-def api_key(url: str, now_text: str) -> None:
-    """Child process: print a write key for the organisation (made by that version)."""
+def api_key(url: str, now_text: str, organisation: str = ORGANISATION) -> None:
+    """Child process: print a write key for ``organisation`` (made by that version)."""
     from trustprobe.store import Scope, create_api_key, open_store
 
     store = open_store(url, upgrade=True)
     try:
         created = create_api_key(
             store,
-            organisation=ORGANISATION,
+            organisation=organisation,
             scopes=frozenset({Scope.WRITE}),
             now=datetime.fromisoformat(now_text),
         )
@@ -236,45 +244,159 @@ def baseline_commit() -> str | None:
     return f"{added[-1]}^" if added else None
 
 
-def measure(version: Version, now: datetime, key: str) -> tuple[int, float, float]:
-    """Serve ``version`` and post batches; returns (records, wall seconds, server CPU seconds)."""
+@dataclass(frozen=True)
+class Load:
+    """The measured load: parallel clients (one organisation each), worker processes, batches."""
+
+    clients: int = 1
+    workers: int = 1
+    batch: int = BATCH
+    agents: int = AGENTS
+
+    @classmethod
+    def from_environment(cls) -> Load:
+        """The load the ``TRUSTPROBE_BENCH_*`` variables ask for."""
+        return cls(
+            clients=int(os.environ.get("TRUSTPROBE_BENCH_CLIENTS") or 1),
+            workers=int(os.environ.get("TRUSTPROBE_BENCH_WORKERS") or 1),
+            batch=int(os.environ.get("TRUSTPROBE_BENCH_BATCH") or BATCH),
+            agents=int(os.environ.get("TRUSTPROBE_BENCH_AGENTS") or AGENTS),
+        )
+
+    def organisations(self) -> list[str]:
+        """The clients' organisations, the first being the one with the history."""
+        return [ORGANISATION, *(f"{ORGANISATION}-{i}" for i in range(1, self.clients))]
+
+
+@dataclass
+class Measured:
+    """Records posted, wall seconds, and CPU seconds of the server, database and client."""
+
+    records: int
+    wall: float
+    server_cpu: float
+    database_cpu: float | None
+    client_cpu: float
+
+
+def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -> Measured:
+    """Serve ``version`` and post batches from ``load.clients`` clients at once."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "trustprobe", "serve", "--port", str(port),
          "--database-url", version.url, "--rate-limit", "100000", "--rate-burst", "100000",
-         "--max-body-bytes", str(8 * 1024 * 1024)],
+         "--max-body-bytes", str(8 * 1024 * 1024), "--workers", str(load.workers)],
         env=version.env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    batches = max(1, MEASURE_BATCHES * BATCH // load.batch)
     try:
         wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve")
         seed = version.history + 7
-        bodies = [
-            json.dumps(records(BATCH, "m", now, aged="0", seed=seed * 1000 + i)).encode()
-            for i in range(MEASURE_BATCHES + 1)
+        bodies = {
+            organisation: [
+                json.dumps(
+                    records(
+                        load.batch, "m", now, aged="0", seed=(seed * 100 + c) * 1000 + i,
+                        agents=load.agents,
+                    )
+                ).encode()
+                for i in range(batches + 1)
+            ]
+            for c, organisation in enumerate(load.organisations())
+        }  # fmt: skip
+        clients = {
+            organisation: httpx.Client(
+                base_url=base,
+                headers={
+                    "Authorization": f"Bearer {keys[organisation]}",
+                    "Content-Type": "application/json",
+                },
+                timeout=600,
+            )
+            for organisation in load.organisations()
+        }
+        for organisation, client in clients.items():  # warm-up: every worker, every agent
+            for _ in range(load.workers):
+                client.post("/v1/evidence", content=bodies[organisation][0]).raise_for_status()
+        sent = [0] * load.clients
+        errors: list[BaseException] = []
+        start = threading.Barrier(load.clients + 1)
+
+        def post_all(number: int, organisation: str) -> None:
+            try:
+                start.wait()
+                began = time.perf_counter()
+                for body in bodies[organisation][1:]:
+                    response = clients[organisation].post("/v1/evidence", content=body)
+                    response.raise_for_status()
+                    assert response.json()["accepted"] == load.batch
+                    sent[number] += load.batch
+                    if time.perf_counter() - began > MEASURE_SECONDS:
+                        break
+            except BaseException as exc:  # reported by the main thread
+                errors.append(exc)
+
+        threads = [
+            threading.Thread(target=post_all, args=(number, organisation))
+            for number, organisation in enumerate(load.organisations())
         ]
-        with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
-            client.post("/v1/evidence", content=bodies[0]).raise_for_status()  # warm-up
-            cpu_before = _cpu_seconds(server.pid)
-            started = time.perf_counter()
-            sent = 0
-            for body in bodies[1:]:
-                response = client.post("/v1/evidence", content=body)
-                response.raise_for_status()
-                assert response.json()["accepted"] == BATCH
-                sent += BATCH
-                if time.perf_counter() - started > MEASURE_SECONDS:
-                    break
-            wall = time.perf_counter() - started
-            cpu = _cpu_seconds(server.pid) - cpu_before
-        version.history += sent + BATCH
-        return sent, wall, cpu
+        for thread in threads:
+            thread.start()
+        database_before = _database_cpu(version.url)
+        server_before = _tree_cpu_seconds(server.pid)
+        client_before = time.process_time()
+        start.wait()
+        started = time.perf_counter()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        client_cpu = time.process_time() - client_before
+        server_cpu = _tree_cpu_seconds(server.pid) - server_before
+        database_cpu = None
+        if database_before is not None:
+            # A backend started during the measurement counts whole.
+            after = _database_cpu(version.url) or {}
+            database_cpu = sum(cpu - database_before.get(pid, 0.0) for pid, cpu in after.items())
+        for client in clients.values():
+            client.close()
+        if errors:
+            raise errors[0]
+        version.history += sent[0] + load.batch
+        return Measured(sum(sent), wall, server_cpu, database_cpu, client_cpu)
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def _database_cpu(url: str) -> dict[int, float] | None:
+    """CPU seconds of each PostgreSQL backend connected with ``url`` (``None``: SQLite)."""
+    if not url.startswith("postgresql"):
+        return None
+    from sqlalchemy import create_engine, text
+
+    name = url.rsplit("application_name=", 1)[1]
+    engine = create_engine(POSTGRES)
+    try:
+        with engine.connect() as connection:
+            pids = connection.execute(
+                text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
+                {"name": name},
+            ).scalars()
+            return {pid: _cpu_seconds(pid) for pid in pids if Path(f"/proc/{pid}").exists()}
+    finally:
+        engine.dispose()
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU of ``pid`` and of its child processes (the workers of ``serve --workers``)."""
+    total = _cpu_seconds(pid)
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    for child in children.read_text().split() if children.exists() else ():
+        total += _tree_cpu_seconds(int(child))
+    return total
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -298,10 +420,18 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
             if found is None:
                 return
             url, schema = found
+            url += f"&application_name={schema}"  # finds its backends (_database_cpu)
             schemas.append(schema)
         versions.append(Version(name, source, url))
     try:
-        keys = {v.name: v.child("key", v.url, now.isoformat()).strip() for v in versions}
+        load = Load.from_environment()
+        keys = {
+            v.name: {
+                organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
+                for organisation in load.organisations()
+            }
+            for v in versions
+        }
         for size in sizes:
             for version in versions:
                 if version.history < size:
@@ -325,12 +455,19 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
             rates = {}
             for version in versions:
                 history = version.history
-                sent, wall, cpu = measure(version, now, keys[version.name])
-                rates[version.name] = sent / wall
+                got = measure(version, now, keys[version.name], load)
+                rates[version.name] = got.records / got.wall
+                database = (
+                    ""
+                    if got.database_cpu is None
+                    else f", database {got.database_cpu / got.records * 1e6:5.1f}"
+                )
                 print(
-                    f"{backend:10s} {version.name:15s} history {history:9,d}: {sent:6,d} records"
-                    f" in {wall:6.2f} s = {sent / wall:9,.0f} records/s;"
-                    f" server CPU {cpu / sent * 1e6:6.1f} µs/record",
+                    f"{backend:10s} {version.name:15s} history {history:9,d}: "
+                    f"{got.records:6,d} records in {got.wall:6.2f} s = "
+                    f"{got.records / got.wall:9,.0f} records/s; server CPU "
+                    f"{got.server_cpu / got.records * 1e6:6.1f} µs/record{database}, "
+                    f"client {got.client_cpu / got.records * 1e6:4.1f}",
                     flush=True,
                 )
             if "full recompute" in rates:
@@ -347,8 +484,10 @@ def main() -> None:
     ]
     backends = os.environ.get("TRUSTPROBE_BENCH_BACKENDS", "sqlite,postgresql").split(",")
     load1, load5, _ = os.getloadavg()
+    load = Load.from_environment()
     print(
-        f"POST /v1/evidence, batches of {BATCH} records about {AGENTS} agents; "
+        f"POST /v1/evidence, batches of {load.batch} records about {load.agents} agents from "
+        f"{load.clients} client(s), one organisation each, to {load.workers} worker(s); "
         f"{os.cpu_count()} cores, load average {load1:.1f} / {load5:.1f} (1 / 5 min); "
         f"target {TARGET_RECORDS_PER_SECOND:,} records/s"
     )
@@ -371,6 +510,6 @@ if __name__ == "__main__":
             int(sys.argv[7]),
         )  # fmt: skip
     elif len(sys.argv) > 1 and sys.argv[1] == "key":
-        api_key(sys.argv[2], sys.argv[3])
+        api_key(sys.argv[2], sys.argv[3], *sys.argv[4:5])
     else:
         main()

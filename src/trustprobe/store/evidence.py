@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
@@ -19,7 +19,7 @@ from trustprobe.store.database import chunks, member_of, write_transaction
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
 from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
 from trustprobe.store.item_readings import AgentItems
-from trustprobe.store.keys import ensure_organisation
+from trustprobe.store.keys import check_organisation_name, ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
@@ -89,6 +89,13 @@ def lock_organisation(connection: Connection, organisation: str, *, now: datetim
     Every write of an organisation (ingestion, review decisions) takes this lock, which
     serialises appends to its chains. SQLite's ``BEGIN IMMEDIATE`` already holds the database.
     """
+    check_organisation_name(organisation)
+    # A known organisation (nearly every call) is found and locked in one statement.
+    known = connection.execute(
+        select(OrganisationRow.id).where(OrganisationRow.name == organisation).with_for_update()
+    ).scalar_one_or_none()
+    if known is not None:
+        return int(known)
     organisation_id = ensure_organisation(connection, organisation, now=now)
     connection.execute(
         select(OrganisationRow.id).where(OrganisationRow.id == organisation_id).with_for_update()
@@ -401,9 +408,8 @@ def _stored_digests(
         # No JIT compilation: with stale statistics the estimate of those probes crosses
         # jit_above_cost, and compiling takes longer than the probes (10-40 ms a batch).
         connection.exec_driver_sql("SET LOCAL jit = off")
-        rows = connection.execute(
-            _PG_DIGESTS, {"ids": sorted(set(evidence_ids)), "organisation_id": organisation_id}
-        )
+        # The ids go as a binary array: the text form quotes each of them in Python.
+        rows = connection.exec_driver_sql(_PG_DIGESTS, (sorted(set(evidence_ids)), organisation_id))
         return {evidence_id: digest for evidence_id, digest in rows}
     for chunk in chunks(sorted(set(evidence_ids))):
         rows = connection.execute(
@@ -416,26 +422,42 @@ def _stored_digests(
     return found
 
 
-_PG_DIGESTS = text(
+_PG_DIGESTS = (
     "SELECT e.evidence_id, e.content_sha256 "
-    "FROM unnest(CAST(:ids AS varchar[])) AS wanted(id) "
+    "FROM unnest(%b::varchar[]) AS wanted(id) "
     "CROSS JOIN LATERAL (SELECT evidence_id, content_sha256 FROM evidence "
-    "WHERE organisation_id = :organisation_id AND evidence_id = wanted.id OFFSET 0) AS e"
+    "WHERE organisation_id = %s AND evidence_id = wanted.id OFFSET 0) AS e"
 )
 
 
 def ensure_agents(
     connection: Connection, organisation_id: int, agent_ids: Sequence[str], *, now: datetime
 ) -> dict[str, int]:
-    """Create the agents not yet known (safe under concurrency); map each id to its key."""
+    """Create the agents not yet known (safe under concurrency); map each id to its key.
+
+    The known agents are looked up first and only the others inserted: a platform's batches
+    are mostly about agents it has written before, and the insert of a row per agent, even one
+    that does nothing on conflict, costs more than the lookup.
+    """
+    agents = _agent_keys(connection, organisation_id, agent_ids)
+    missing = [agent_id for agent_id in agent_ids if agent_id not in agents]
+    if not missing:
+        return agents
     values = [
         {"organisation_id": organisation_id, "agent_id": agent_id, "created_at": now}
-        for agent_id in agent_ids
+        for agent_id in missing
     ]
     dialect_insert: Any = (
         postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
     )
     connection.execute(dialect_insert(AgentRow).on_conflict_do_nothing(), values)
+    agents.update(_agent_keys(connection, organisation_id, missing))
+    return agents
+
+
+def _agent_keys(
+    connection: Connection, organisation_id: int, agent_ids: Sequence[str]
+) -> dict[str, int]:
     agents: dict[str, int] = {}
     for chunk in chunks(agent_ids):
         rows = connection.execute(
@@ -639,6 +661,13 @@ def _evidence_rows(
     return (0 if head is None else int(head.seq)), rows
 
 
+_PG_EVIDENCE_TYPES = (
+    "int4", "int4", "varchar", "varchar", "varchar", "timestamptz", "text", "varchar",
+    "varchar", "int4", "timestamptz", "varchar", "varchar", "varchar", "varchar", "varchar",
+)  # fmt: skip
+"""The PostgreSQL types of :data:`EVIDENCE_COLUMNS`, in order (a binary COPY names them)."""
+
+
 def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Insert ``rows`` into the evidence table.
 
@@ -656,7 +685,12 @@ def _insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> Non
         return
     driver = connection.connection.driver_connection
     assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(f"COPY evidence ({columns}) FROM STDIN") as copy:
+    # Binary COPY: the driver formats no text (times, escapes) and the server parses none.
+    with (
+        driver.cursor() as cursor,
+        cursor.copy(f"COPY evidence ({columns}) FROM STDIN (FORMAT BINARY)") as copy,
+    ):
+        copy.set_types(_PG_EVIDENCE_TYPES)
         for row in rows:
             copy.write_row(row)
 

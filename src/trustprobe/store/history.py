@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -60,22 +60,6 @@ class Rescore:
     trigger: str
 
 
-def _latest_seqs(
-    connection: Connection, agent_pks: list[int], *, canonical: bool
-) -> dict[int, int]:
-    found: dict[int, int] = {}
-    for chunk in chunks(agent_pks):
-        query = select(TransitionRow.agent_pk, func.max(TransitionRow.seq)).where(
-            member_of(connection, TransitionRow.agent_pk, chunk)
-        )
-        if canonical:
-            query = query.where(TransitionRow.status.in_(CANONICAL_STATUSES))
-        found.update(
-            {pk: seq for pk, seq in connection.execute(query.group_by(TransitionRow.agent_pk))}
-        )
-    return found
-
-
 @dataclass(frozen=True)
 class ChainBases:
     """What new transitions of some agents build on: their latest transitions, read once."""
@@ -89,20 +73,79 @@ class ChainBases:
 
 
 def chain_bases(connection: Connection, agent_pks: Sequence[int]) -> ChainBases:
-    """Read what the agents' next transitions build on (under the organisation's lock)."""
+    """Read what the agents' next transitions build on (under the organisation's lock).
+
+    Each agent's latest transition is found with one backward probe of the (agent_pk, seq)
+    index; it is nearly always canonical too, and only the agents whose latest is not (pending
+    review, superseded, rejected) have their canonical one looked for among all their
+    transitions. Grouping every transition of every agent by agent, as a single query for
+    both would, costs what the agents' histories hold (19 ms a batch of 50 agents at 300
+    transitions each, against 3 ms at 10).
+    """
     pks = list(agent_pks)
-    canonical_seq = _latest_seqs(connection, pks, canonical=True)
-    last_seq = _latest_seqs(connection, pks, canonical=False)
-    known: dict[int, tuple[int | None, str]] = {}
-    wanted = sorted(set(canonical_seq.values()) | set(last_seq.values()))
-    for chunk in chunks(wanted):
-        rows = connection.execute(
-            select(TransitionRow.seq, TransitionRow.composite, TransitionRow.row_hash).where(
-                member_of(connection, TransitionRow.seq, chunk)
-            )
-        )
-        known.update({seq: (composite, row_hash) for seq, composite, row_hash in rows})
+    last_seq = _latest_seqs(connection, pks)
+    known, statuses = _transitions(connection, sorted(set(last_seq.values())))
+    canonical_seq = {pk: seq for pk, seq in last_seq.items() if statuses[seq] in CANONICAL_STATUSES}
+    others = [pk for pk in pks if pk in last_seq and pk not in canonical_seq]
+    if others:
+        earlier = _latest_canonical_seqs(connection, others)
+        canonical_seq.update(earlier)
+        known.update(_transitions(connection, sorted(set(earlier.values())))[0])
     return ChainBases(canonical_seq, last_seq, known)
+
+
+def _latest_seqs(connection: Connection, agent_pks: list[int]) -> dict[int, int]:
+    """Each agent's latest transition (agents without one are left out)."""
+    newest = (
+        select(TransitionRow.seq)
+        .where(TransitionRow.agent_pk == AgentRow.id)
+        .order_by(TransitionRow.agent_pk.desc(), TransitionRow.seq.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    found: dict[int, int] = {}
+    for chunk in chunks(agent_pks):
+        rows = connection.execute(
+            select(AgentRow.id, newest).where(member_of(connection, AgentRow.id, chunk))
+        )
+        found.update({pk: seq for pk, seq in rows if seq is not None})
+    return found
+
+
+def _latest_canonical_seqs(connection: Connection, agent_pks: list[int]) -> dict[int, int]:
+    found: dict[int, int] = {}
+    for chunk in chunks(agent_pks):
+        query = (
+            select(TransitionRow.agent_pk, func.max(TransitionRow.seq))
+            .where(
+                member_of(connection, TransitionRow.agent_pk, chunk),
+                TransitionRow.status.in_(CANONICAL_STATUSES),
+            )
+            .group_by(TransitionRow.agent_pk)
+        )
+        found.update({pk: seq for pk, seq in connection.execute(query)})
+    return found
+
+
+def _transitions(
+    connection: Connection, seqs: list[int]
+) -> tuple[dict[int, tuple[int | None, str]], dict[int, str]]:
+    """(composite, row hash) and status of each of the transitions ``seqs``."""
+    known: dict[int, tuple[int | None, str]] = {}
+    statuses: dict[int, str] = {}
+    for chunk in chunks(seqs):
+        rows = connection.execute(
+            select(
+                TransitionRow.seq,
+                TransitionRow.composite,
+                TransitionRow.row_hash,
+                TransitionRow.status,
+            ).where(member_of(connection, TransitionRow.seq, chunk))
+        )
+        for seq, composite, row_hash, status in rows:
+            known[seq] = (composite, row_hash)
+            statuses[seq] = status
+    return known, statuses
 
 
 def transition_rows(
@@ -194,12 +237,15 @@ def write_transitions(
     agent_pks = [row["agent_pk"] for row in rows]
     _supersede_pending(connection, agent_pks=agent_pks, now=now)
     rows_out = list(rows)
-    seqs = list(
-        connection.execute(
-            insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
-            rows_out,
-        ).scalars()
-    )
+    if connection.dialect.name == "postgresql":
+        seqs = _insert_transitions_pipelined(connection, rows_out)
+    else:
+        seqs = list(
+            connection.execute(
+                insert(TransitionRow).returning(TransitionRow.seq, sort_by_parameter_order=True),
+                rows_out,
+            ).scalars()
+        )
     reviews = [
         {
             "organisation_id": organisation_id,
@@ -231,6 +277,61 @@ def write_transitions(
             for review, review_id in zip(reviews, ids, strict=True)
         }
     return [(seq, review_ids.get(seq)) for seq in seqs]
+
+
+TRANSITION_COLUMNS = (
+    "organisation_id",
+    "agent_pk",
+    "composite",
+    "tier",
+    "score",
+    "computed_at",
+    "trigger",
+    "was_anomalous",
+    "baseline_seq",
+    "status",
+    "prev_hash",
+    "row_hash",
+)
+_PG_INSERT_TRANSITION = (
+    f"INSERT INTO score_history ({', '.join(TRANSITION_COLUMNS)}) "
+    f"VALUES ({', '.join('%s' for _ in TRANSITION_COLUMNS)}) RETURNING seq"
+)
+
+
+def _insert_transitions_pipelined(
+    connection: Connection, rows: Sequence[dict[str, Any]]
+) -> list[int]:
+    """Insert transition rows on PostgreSQL with one prepared statement, pipelined; their seqs.
+
+    SQLAlchemy's many-rows ``INSERT … RETURNING`` renders one statement with a placeholder per
+    value (2,400 for 200 agents) that the driver parses anew on every batch; the driver's
+    ``executemany`` sends the rows through one server-side prepared statement in a pipeline
+    (one round trip), and returns each row's seq in order.
+    """
+    values = []
+    for row in rows:
+        computed_at: datetime = row["computed_at"]
+        if computed_at.tzinfo is None:
+            raise ValueError("timestamps written to the store must be timezone-aware")
+        values.append(
+            tuple(
+                computed_at.astimezone(UTC) if c == "computed_at" else row[c]
+                for c in TRANSITION_COLUMNS
+            )
+        )
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    seqs: list[int] = []
+    with driver.cursor() as cursor:
+        cursor.executemany(_PG_INSERT_TRANSITION, values, returning=True)
+        while True:
+            found = cursor.fetchone()
+            assert found is not None
+            seqs.append(int(found[0]))
+            if not cursor.nextset():
+                break
+    return seqs
 
 
 def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: datetime) -> None:

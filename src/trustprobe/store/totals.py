@@ -238,7 +238,7 @@ _PG_COLUMN_TYPES = (
 )  # fmt: skip
 _PG_UPSERT = (
     f"INSERT INTO score_totals ({', '.join(_TOTAL_COLUMNS)}) SELECT * FROM unnest("
-    + ", ".join(f"%s::{kind}[]" for kind in _PG_COLUMN_TYPES)
+    + ", ".join(f"%b::{kind}[]" for kind in _PG_COLUMN_TYPES)
     + ") ON CONFLICT (agent_pk, dimension) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in _TOTAL_COLUMNS[2:])
 )
