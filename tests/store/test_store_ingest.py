@@ -120,6 +120,20 @@ def test_the_same_id_in_two_organisations_is_two_records(store: TrustStore) -> N
     assert canonical_score(store, organisation="globex", agent_id="alpha").score.composite == 300
 
 
+def _ingest_a_second_batch(store: TrustStore) -> None:
+    """Two records an hour after the first batch: one for a known agent, one for a new one."""
+    ingest_evidence(
+        store,
+        parsed(
+            eval_record("e2", "alpha", "safety", 50, observed_at=NOW),
+            eval_record("e3", "gamma", "safety", 50, observed_at=NOW),
+        ),
+        organisation="acme",
+        now=NOW + timedelta(hours=1),
+        source=EvidenceSource.API,
+    )
+
+
 def test_an_error_while_rescoring_leaves_nothing_half_ingested(store: TrustStore) -> None:
     ingest_evidence(
         store,
@@ -132,16 +146,7 @@ def test_an_error_while_rescoring_leaves_nothing_half_ingested(store: TrustStore
     # the batch were inserted: the whole transaction must roll back.
     broken = TrustStore(store.engine, weights=object())  # type: ignore[arg-type]
     with pytest.raises(Exception):  # noqa: B017 - whatever the engine raises
-        ingest_evidence(
-            broken,
-            parsed(
-                eval_record("e2", "alpha", "safety", 50, observed_at=NOW),
-                eval_record("e3", "gamma", "safety", 50, observed_at=NOW),
-            ),
-            organisation="acme",
-            now=NOW + timedelta(hours=1),
-            source=EvidenceSource.API,
-        )
+        _ingest_a_second_batch(broken)
     assert _count(store, "evidence") == 1
     assert _count(store, "score_history") == 1
     assert _count(store, "agents") == 1
@@ -170,16 +175,7 @@ def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
 
     monkeypatch.setattr(evidence_module, "_evidence_rows", clashing_rows)
     with pytest.raises(Exception):  # noqa: B017 - the driver's integrity error
-        ingest_evidence(
-            store,
-            parsed(
-                eval_record("e2", "alpha", "safety", 50, observed_at=NOW),
-                eval_record("e3", "gamma", "safety", 50, observed_at=NOW),
-            ),
-            organisation="acme",
-            now=NOW + timedelta(hours=1),
-            source=EvidenceSource.API,
-        )
+        _ingest_a_second_batch(store)
     monkeypatch.undo()
     assert _count(store, "evidence") == 1
     assert _count(store, "score_history") == 1
