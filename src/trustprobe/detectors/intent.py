@@ -399,6 +399,20 @@ class IntentReader:
             # A limit stated, then the answer in the same sentence ("I'm not a doctor, but
             # generally yes: ..."): a later referral is part of the answer, not a redirection.
             return self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *refusal.cues))
+        return self._read_stance(stripped, refusal, found, request)
+
+    def _read_stance(
+        self,
+        stripped: bytes,
+        refusal: RefusalResult,
+        found: Collection[int],
+        request: Request | None,
+    ) -> IntentReading:
+        """Read an answer that delivers nothing, agrees to nothing and claims no action.
+
+        What is left is its stance: arguing against the request, pointing elsewhere,
+        contradicting the request's claim, hedging, or plain prose.
+        """
         contradicts = _CONTRADICTS in refusal.cues
         short = len(stripped) <= ARGUMENT_MAX_BYTES
         # A definition describes what it defines ("Stalking is a pattern of... It is illegal"):
