@@ -354,18 +354,46 @@ def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: dat
             )
         )
     ]
-    for review_id, transition_seq, opened_at, transition_hash, organisation_id, agent_pk in pending:
-        close_review(
-            connection,
-            review_id=review_id,
-            transition_seq=transition_seq,
-            transition_hash=transition_hash,
-            holder=ReviewHolder(organisation_id, agent_pk),
-            opened_at=opened_at,
-            status=ReviewStatus.SUPERSEDED,
+    if not pending:
+        return
+    reason = "superseded by a newer score of the same agent before it was decided"
+    status = ReviewStatus.SUPERSEDED
+    # Two statements for all of them (a review update per row through one prepared statement,
+    # and one transition update), not two per review: a platform's batch about many agents can
+    # supersede many reviews at once.
+    connection.execute(
+        update(ReviewRow)
+        .where(ReviewRow.id == bindparam("review_id"))
+        .values(
+            status=status.value,
+            decided_at=now,
             decided_by=SYSTEM_ACTOR,
-            reason="superseded by a newer score of the same agent before it was decided",
-            now=now,
+            reason=reason,
+            seal=bindparam("new_seal"),
+            seal_version=SEAL_VERSION,
+        ),
+        [
+            {
+                "review_id": review_id,
+                "new_seal": review_seal(
+                    transition_hash=transition_hash,
+                    status=status.value,
+                    opened_at=opened_at,
+                    decided_at=now,
+                    decided_by=SYSTEM_ACTOR,
+                    reason=reason,
+                    holder=ReviewHolder(organisation_id, agent_pk),
+                ),
+            }
+            for review_id, _, opened_at, transition_hash, organisation_id, agent_pk in pending
+        ],
+    )
+    seqs = sorted(row[1] for row in pending)
+    for chunk in chunks(seqs):
+        connection.execute(
+            update(TransitionRow)
+            .where(member_of(connection, TransitionRow.seq, chunk))
+            .values(status=TransitionStatus(status.value).value)
         )
 
 
