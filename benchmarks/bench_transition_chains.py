@@ -8,7 +8,9 @@ that read, and the whole batch, over the first and the last ``WINDOW`` of ``BATC
 
 ``python -m benchmarks transition_chains``; ``TRUSTPROBE_BENCH_BACKENDS`` picks the databases
 (``sqlite,postgresql``; PostgreSQL at 127.0.0.1:5432, database ``test``, a throw-away schema),
-``TRUSTPROBE_BENCH_BATCHES`` the number of batches (default 300).
+``TRUSTPROBE_BENCH_BATCHES`` the number of batches (default 300), ``TRUSTPROBE_BENCH_THRESHOLD``
+the store's anomaly threshold (default the store's; 0 holds every changed score for review, so
+each batch opens a review per agent and supersedes the previous batch's).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ AGENTS = 50
 WINDOW = 20
 
 
-def run(url: str, batches: int) -> tuple[list[float], list[float]]:
+def run(url: str, batches: int, threshold: int | None) -> tuple[list[float], list[float]]:
     """Seconds of ``chain_bases`` and of the whole ingestion, per batch."""
     import trustprobe.store.evidence as evidence
     from trustprobe.store import EvidenceSource, ingest_evidence, open_store
@@ -47,7 +49,11 @@ def run(url: str, batches: int) -> tuple[list[float], list[float]]:
 
     evidence.chain_bases = timed
     now = datetime.now(UTC).replace(microsecond=0)
-    store = open_store(url, upgrade=True)
+    store = (
+        open_store(url, upgrade=True)
+        if threshold is None
+        else open_store(url, upgrade=True, anomaly_threshold=threshold)
+    )
     whole: list[float] = []
     try:
         for number in range(batches):
@@ -70,10 +76,13 @@ def _mean_ms(values: list[float]) -> float:
 
 def main() -> None:
     batches = int(os.environ.get("TRUSTPROBE_BENCH_BATCHES") or BATCHES)
+    threshold_text = os.environ.get("TRUSTPROBE_BENCH_THRESHOLD")
+    threshold = None if not threshold_text else int(threshold_text)
     backends = os.environ.get("TRUSTPROBE_BENCH_BACKENDS", "sqlite,postgresql").split(",")
     print(
         f"{batches} batches of {RECORDS} records about {AGENTS} agents, in process; "
         f"means over batches 3-{WINDOW + 2} and the last {WINDOW}"
+        + ("" if threshold is None else f"; anomaly threshold {threshold}")
     )
     for backend in backends:
         with tempfile.TemporaryDirectory() as directory:
@@ -86,7 +95,7 @@ def main() -> None:
                     continue
                 url, schema = found
             try:
-                bases, whole = run(url, batches)
+                bases, whole = run(url, batches, threshold)
             finally:
                 if schema is not None:
                     drop_schemas([schema])

@@ -234,3 +234,42 @@ def test_a_decision_needs_a_reason(store: TrustStore, reason: str) -> None:
         )
     assert caught.value.field == "reason"
     assert [r.id for r in list_reviews(store, organisation="acme")] == [review_id]
+
+
+def test_one_batch_supersedes_the_pending_reviews_of_several_agents(store: TrustStore) -> None:
+    agents = ("alpha", "beta", "gamma")
+
+    def send(step: int, score: float) -> list[int]:
+        now = NOW + timedelta(minutes=step)
+        result = ingest_evidence(
+            store,
+            parsed(
+                *(
+                    eval_record(f"{agent}-{step}", agent, "accuracy", score, observed_at=now)
+                    for agent in agents
+                )
+            ),
+            organisation="acme",
+            now=now,
+            source=EvidenceSource.API,
+        )
+        assert result.accepted == len(agents)
+        return result.pending_reviews
+
+    assert send(0, 90) == []  # 900 each, committed
+    held = send(1, 20)  # mean(90, 20) = 55 → 550: 350 from 900, a review per agent
+    assert len(held) == len(agents)
+    # mean(90, 20, 100) = 70 → 700: within 200 of 900, committed; supersedes all three at once
+    assert send(2, 100) == []
+    reviews = {r.id: r for r in list_reviews(store, organisation="acme", status=None)}
+    assert {reviews[review].status for review in held} == {ReviewStatus.SUPERSEDED}
+    assert {reviews[review].decided_by for review in held} == {"system"}
+    for agent in agents:
+        newest, held_one, first = score_history(
+            store, organisation="acme", agent_id=agent
+        ).transitions
+        assert (newest.status, newest.composite) == (TransitionStatus.COMMITTED, 700)
+        assert (held_one.status, held_one.composite) == (TransitionStatus.SUPERSEDED, 550)
+        assert first.status == TransitionStatus.COMMITTED
+    assert list_reviews(store, organisation="acme") == []
+    assert verify_store(store).ok  # every resealed review checks out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -269,9 +269,25 @@ def write_transitions(
     ]
     review_ids: dict[int, int] = {}
     if reviews:
-        ids = connection.execute(
-            insert(ReviewRow).returning(ReviewRow.id, sort_by_parameter_order=True), reviews
-        ).scalars()
+        ids: Iterable[int]
+        if connection.dialect.name == "postgresql":
+            # Like the transitions: one prepared statement, pipelined, rather than a statement
+            # with a placeholder per value that the driver parses anew every batch.
+            ids = _insert_pipelined(
+                connection,
+                _PG_INSERT_REVIEW,
+                [
+                    tuple(
+                        _utc(review[c]) if c == "opened_at" else review[c]
+                        for c in _NEW_REVIEW_COLUMNS
+                    )
+                    for review in reviews
+                ],
+            )
+        else:
+            ids = connection.execute(
+                insert(ReviewRow).returning(ReviewRow.id, sort_by_parameter_order=True), reviews
+            ).scalars()
         review_ids = {
             review["transition_seq"]: review_id
             for review, review_id in zip(reviews, ids, strict=True)
@@ -299,6 +315,28 @@ _PG_INSERT_TRANSITION = (
 )
 
 
+_NEW_REVIEW_COLUMNS = (
+    "organisation_id",
+    "agent_pk",
+    "transition_seq",
+    "status",
+    "opened_at",
+    "seal",
+    "seal_version",
+)
+_PG_INSERT_REVIEW = (
+    f"INSERT INTO reviews ({', '.join(_NEW_REVIEW_COLUMNS)}) "
+    f"VALUES ({', '.join('%s' for _ in _NEW_REVIEW_COLUMNS)}) RETURNING id"
+)
+
+
+def _utc(moment: datetime) -> datetime:
+    """``moment`` in UTC, as the store's time columns take it (aware times only)."""
+    if moment.tzinfo is None:
+        raise ValueError("timestamps written to the store must be timezone-aware")
+    return moment.astimezone(UTC)
+
+
 def _insert_transitions_pipelined(
     connection: Connection, rows: Sequence[dict[str, Any]]
 ) -> list[int]:
@@ -309,29 +347,32 @@ def _insert_transitions_pipelined(
     ``executemany`` sends the rows through one server-side prepared statement in a pipeline
     (one round trip), and returns each row's seq in order.
     """
-    values = []
-    for row in rows:
-        computed_at: datetime = row["computed_at"]
-        if computed_at.tzinfo is None:
-            raise ValueError("timestamps written to the store must be timezone-aware")
-        values.append(
-            tuple(
-                computed_at.astimezone(UTC) if c == "computed_at" else row[c]
-                for c in TRANSITION_COLUMNS
-            )
-        )
+    values = [
+        tuple(_utc(row[c]) if c == "computed_at" else row[c] for c in TRANSITION_COLUMNS)
+        for row in rows
+    ]
+    return _insert_pipelined(connection, _PG_INSERT_TRANSITION, values)
+
+
+def _insert_pipelined(
+    connection: Connection, statement: str, values: Sequence[tuple[Any, ...]]
+) -> list[int]:
+    """Run a one-row ``INSERT … RETURNING`` per tuple of ``values`` (PostgreSQL), pipelined.
+
+    Returns the first returned column of each row, in order.
+    """
     driver = connection.connection.driver_connection
     assert driver is not None
-    seqs: list[int] = []
+    found_ids: list[int] = []
     with driver.cursor() as cursor:
-        cursor.executemany(_PG_INSERT_TRANSITION, values, returning=True)
+        cursor.executemany(statement, values, returning=True)
         while True:
             found = cursor.fetchone()
             assert found is not None
-            seqs.append(int(found[0]))
+            found_ids.append(int(found[0]))
             if not cursor.nextset():
                 break
-    return seqs
+    return found_ids
 
 
 def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: datetime) -> None:
@@ -354,18 +395,46 @@ def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: dat
             )
         )
     ]
-    for review_id, transition_seq, opened_at, transition_hash, organisation_id, agent_pk in pending:
-        close_review(
-            connection,
-            review_id=review_id,
-            transition_seq=transition_seq,
-            transition_hash=transition_hash,
-            holder=ReviewHolder(organisation_id, agent_pk),
-            opened_at=opened_at,
-            status=ReviewStatus.SUPERSEDED,
+    if not pending:
+        return
+    reason = "superseded by a newer score of the same agent before it was decided"
+    status = ReviewStatus.SUPERSEDED
+    # Two statements for all of them (a review update per row through one prepared statement,
+    # and one transition update), not two per review: a platform's batch about many agents can
+    # supersede many reviews at once.
+    connection.execute(
+        update(ReviewRow)
+        .where(ReviewRow.id == bindparam("review_id"))
+        .values(
+            status=status.value,
+            decided_at=now,
             decided_by=SYSTEM_ACTOR,
-            reason="superseded by a newer score of the same agent before it was decided",
-            now=now,
+            reason=reason,
+            seal=bindparam("new_seal"),
+            seal_version=SEAL_VERSION,
+        ),
+        [
+            {
+                "review_id": review_id,
+                "new_seal": review_seal(
+                    transition_hash=transition_hash,
+                    status=status.value,
+                    opened_at=opened_at,
+                    decided_at=now,
+                    decided_by=SYSTEM_ACTOR,
+                    reason=reason,
+                    holder=ReviewHolder(organisation_id, agent_pk),
+                ),
+            }
+            for review_id, _, opened_at, transition_hash, organisation_id, agent_pk in pending
+        ],
+    )
+    seqs = sorted(row[1] for row in pending)
+    for chunk in chunks(seqs):
+        connection.execute(
+            update(TransitionRow)
+            .where(member_of(connection, TransitionRow.seq, chunk))
+            .values(status=TransitionStatus(status.value).value)
         )
 
 
