@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
@@ -375,6 +375,16 @@ def _insert_pipelined(
     return found_ids
 
 
+class OpenReview(NamedTuple):
+    """A pending review, with what its new seal covers."""
+
+    review_id: int
+    transition_seq: int
+    transition_hash: str
+    holder: ReviewHolder
+    opened_at: datetime
+
+
 def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: datetime) -> None:
     pending = [
         row
@@ -395,89 +405,71 @@ def _supersede_pending(connection: Connection, *, agent_pks: list[int], now: dat
             )
         )
     ]
-    if not pending:
+    close_reviews(
+        connection,
+        [
+            OpenReview(
+                review_id, seq, transition_hash, ReviewHolder(organisation_id, agent_pk), opened_at
+            )
+            for review_id, seq, opened_at, transition_hash, organisation_id, agent_pk in pending
+        ],
+        status=ReviewStatus.SUPERSEDED,
+        decided_by=SYSTEM_ACTOR,
+        reason="superseded by a newer score of the same agent before it was decided",
+        now=now,
+    )
+
+
+def close_reviews(
+    connection: Connection,
+    reviews: Sequence[OpenReview],
+    *,
+    status: ReviewStatus,
+    decided_by: str,
+    reason: str,
+    now: datetime,
+) -> None:
+    """Record one decision on ``reviews``, reseal them (current version), move their transitions.
+
+    Two statements whatever their number (one review update per row through one prepared
+    statement, one transition update per chunk): a platform's batch about many agents can
+    supersede many reviews at once.
+    """
+    if not reviews:
         return
-    reason = "superseded by a newer score of the same agent before it was decided"
-    status = ReviewStatus.SUPERSEDED
-    # Two statements for all of them (a review update per row through one prepared statement,
-    # and one transition update), not two per review: a platform's batch about many agents can
-    # supersede many reviews at once.
     connection.execute(
         update(ReviewRow)
         .where(ReviewRow.id == bindparam("review_id"))
         .values(
             status=status.value,
             decided_at=now,
-            decided_by=SYSTEM_ACTOR,
+            decided_by=decided_by,
             reason=reason,
             seal=bindparam("new_seal"),
             seal_version=SEAL_VERSION,
         ),
         [
             {
-                "review_id": review_id,
+                "review_id": review.review_id,
                 "new_seal": review_seal(
-                    transition_hash=transition_hash,
+                    transition_hash=review.transition_hash,
                     status=status.value,
-                    opened_at=opened_at,
+                    opened_at=review.opened_at,
                     decided_at=now,
-                    decided_by=SYSTEM_ACTOR,
+                    decided_by=decided_by,
                     reason=reason,
-                    holder=ReviewHolder(organisation_id, agent_pk),
+                    holder=review.holder,
                 ),
             }
-            for review_id, _, opened_at, transition_hash, organisation_id, agent_pk in pending
+            for review in reviews
         ],
     )
-    seqs = sorted(row[1] for row in pending)
-    for chunk in chunks(seqs):
+    for chunk in chunks(sorted(review.transition_seq for review in reviews)):
         connection.execute(
             update(TransitionRow)
             .where(member_of(connection, TransitionRow.seq, chunk))
             .values(status=TransitionStatus(status.value).value)
         )
-
-
-def close_review(
-    connection: Connection,
-    *,
-    review_id: int,
-    transition_seq: int,
-    transition_hash: str,
-    holder: ReviewHolder,
-    opened_at: datetime,
-    status: ReviewStatus,
-    decided_by: str,
-    reason: str,
-    now: datetime,
-) -> None:
-    """Record a review's decision, reseal it (current version), and move its transition along."""
-    seal = review_seal(
-        transition_hash=transition_hash,
-        status=status.value,
-        opened_at=opened_at,
-        decided_at=now,
-        decided_by=decided_by,
-        reason=reason,
-        holder=holder,
-    )
-    connection.execute(
-        update(ReviewRow)
-        .where(ReviewRow.id == review_id)
-        .values(
-            status=status.value,
-            decided_at=now,
-            decided_by=decided_by,
-            reason=reason,
-            seal=seal,
-            seal_version=SEAL_VERSION,
-        )
-    )
-    connection.execute(
-        update(TransitionRow)
-        .where(TransitionRow.seq == transition_seq)
-        .values(status=TransitionStatus(status.value).value)
-    )
 
 
 def _agent_pk(connection: Connection, organisation: str, agent_id: str) -> int:

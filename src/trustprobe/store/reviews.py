@@ -11,7 +11,7 @@ from trustprobe.store.chains import ReviewHolder
 from trustprobe.store.database import read_transaction, write_transaction
 from trustprobe.store.errors import NotFoundError, ReviewClosedError
 from trustprobe.store.evidence import lock_organisation
-from trustprobe.store.history import close_review, review_from_row, review_query
+from trustprobe.store.history import OpenReview, close_reviews, review_from_row, review_query
 from trustprobe.store.models import Review, ReviewStatus
 from trustprobe.store.schema import OrganisationRow, ReviewRow, TransitionRow
 from trustprobe.store.store import TrustStore
@@ -87,13 +87,10 @@ def decide_review(
             raise ReviewClosedError(
                 f"review {review_id} is already {row.status}; only pending reviews can be decided"
             )
-        close_review(
+        holder = ReviewHolder(organisation_id, row.agent_pk)
+        close_reviews(
             connection,
-            review_id=review_id,
-            transition_seq=row.transition_seq,
-            transition_hash=row.row_hash,
-            holder=ReviewHolder(organisation_id, row.agent_pk),
-            opened_at=row.opened_at,
+            [OpenReview(review_id, row.transition_seq, row.row_hash, holder, row.opened_at)],
             status=status,
             decided_by=reviewer,
             reason=reason,
