@@ -225,6 +225,7 @@ def stream_chunks(
                 sample.add(cases)
             with stage("report"):
                 rendered = join_lines(lines, CASES_DEPTH)
+                del lines  # in the text now: not held while the next chunk is scored
             with stage("write"):
                 stream.add(rendered, len(cases), b"", 0)
         if unknown:

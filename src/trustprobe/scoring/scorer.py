@@ -49,6 +49,10 @@ if _FIELD_NAMES[_OWN_AT : _OWN_AT + len(_OWN_FIELDS)] != _OWN_FIELDS:
 _HEAD_FIELDS = {"probe_id", "sample"}
 if _FIELD_NAMES[:2] != ("probe_id", "sample"):
     raise RuntimeError("CaseScore no longer starts with probe_id and sample")
+# The probe's long texts, between fields of the verdict: kept once per probe, not per verdict.
+_PROBE_TEXT_FIELDS = {"task", "probe_input"}
+if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
+    raise RuntimeError("CaseScore's task and probe_input are no longer together")
 _TAIL_FIELDS = set(_FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS) :])
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
@@ -128,9 +132,9 @@ class _Reached:
     verdict: Verdict
     fields: dict[str, Any]
     """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
-    middle: bytes | None = None
+    line_parts: tuple[bytes, bytes] | None = None
     """Once a case without calls was rendered: its JSON line from after the sample's value to
-    the value of ``response`` (both commas included)."""
+    the probe's texts, and from after them to ``response`` (see :func:`_plain_line`)."""
 
 
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
@@ -159,10 +163,10 @@ class _ProbePlan:
     """Every field's name: each case sets them all (copied for each case)."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
-    line_ends: tuple[bytes, bytes] | None = None
-    """Once a case of the probe without calls was rendered: the start of its JSON line up to
-    the sample's value, and the end from the field after ``output_tokens`` on (the same for
-    every case of the probe without calls)."""
+    line_parts: tuple[bytes, bytes, bytes] | None = None
+    """Once a case of the probe without calls was rendered: its JSON line up to the sample's
+    value, the probe's texts (``task`` and ``probe_input``), and the end from the field after
+    ``output_tokens`` on (the same for every case of the probe without calls)."""
 
     @classmethod
     def compile(
@@ -437,10 +441,12 @@ def _plain_line(
 ) -> bytes:
     """The JSON line of ``case``, one without calls: its verdict's text with its own values in.
 
-    ``own`` holds the values of :data:`_OWN_FIELDS`, rendered here in one call; the probe's
-    and the verdict's parts are cut from the rendering of their first case, and kept.
-    Values of other types than a validated response's (which pydantic would render as their
-    field's type) are rendered with the whole case.
+    The line is the probe's part up to the sample, the sample, the verdict's part up to the
+    probe's texts, the probe's texts, the verdict's part up to ``response``, the case's own
+    values (``own``, those of :data:`_OWN_FIELDS`, rendered here in one call) and the probe's
+    end. The probe's and the verdict's parts are cut from the rendering of their first case
+    and kept. Values of other types than a validated response's (which pydantic renders as
+    their field's type) are rendered with the whole case.
     """
     if not (
         type(sample) is int
@@ -450,20 +456,26 @@ def _plain_line(
     ):
         return _render_case(case)
     values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
-    ends, middle = plan.line_ends, reached.middle
-    if ends is None or middle is None:
+    probe_parts, verdict_parts = plan.line_parts, reached.line_parts
+    if probe_parts is None or verdict_parts is None:
         line = _render_case(case)
-        if ends is None:
+        if probe_parts is None:
             head = _render_case(case, include=_HEAD_FIELDS)  # {"probe_id":…,"sample":N}
+            texts = _render_case(case, include=_PROBE_TEXT_FIELDS)  # {"task":…,"probe_input":…}
             tail = _render_case(case, include=_TAIL_FIELDS)  # {"error":…,"flagged_calls":[]}
-            plan.line_ends = ends = head[: head.rindex(b":") + 1], b"," + tail[1:]
-        start = len(ends[0]) + len(b"%d" % sample)
-        end = len(line) - len(values) - len(ends[1])
-        if line[:start] != ends[0] + b"%d" % sample or line[end:] != values + ends[1]:
+            probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",", b"," + tail[1:])
+            plan.line_parts = probe_parts
+        head, texts, tail = probe_parts
+        start = len(head) + len(b"%d" % sample)
+        end = len(line) - len(values) - len(tail)
+        at = line.find(texts, start, end)
+        if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
             raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
-        reached.middle = middle = line[start:end]
+        reached.line_parts = (line[start:at], line[at + len(texts) : end])
         return line
-    return b"".join((ends[0], b"%d" % sample, middle, values, ends[1]))
+    head, texts, tail = probe_parts
+    before, after = verdict_parts
+    return b"".join((head, b"%d" % sample, before, texts, after, values, tail))
 
 
 def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
