@@ -49,6 +49,7 @@ from benchmarks.substring_scan import bypassed
 from trustprobe.cli.collection import bulk_collection
 from trustprobe.detectors import Detector, builtin_rule_packs
 from trustprobe.probes import builtin_probes
+from trustprobe.reports.writers import CASES, CASES_DEPTH, join_lines, render_items
 from trustprobe.responses import read_responses
 from trustprobe.scoring import Scorer
 
@@ -148,11 +149,17 @@ def substring_scan(responses: Path, work: Path) -> Measured:
 
 @dataclass(frozen=True)
 class InProcess:
-    """CPU seconds of the scoring stage (by rule set) and of the scan's matching, same data."""
+    """CPU seconds of the scoring stage (by rule set) and of the scan's matching, same data.
+
+    ``rendered``: the built-in scoring with the cases' report text, each case rendered whole
+    (``score_all`` then ``render_items``) and as ``trustprobe score`` renders it
+    (``score_lines`` then ``join_lines``).
+    """
 
     cases: int
     scan: float
     scoring: dict[str, float]
+    rendered: dict[str, float]
 
 
 def in_process(responses: Path) -> InProcess:
@@ -169,9 +176,11 @@ def in_process(responses: Path) -> InProcess:
         "builtin": Scorer(Detector(builtin)),
         "rules x10": Scorer(Detector(ten_times(builtin, SEED))),
     }
+    lines_scorer = Scorer(Detector(builtin))
     clock = time.process_time
     scan = 0.0
     scoring = dict.fromkeys(scorers, 0.0)
+    rendered = dict.fromkeys(("whole cases", "case lines"), 0.0)
     cases = 0
     with bulk_collection():
         for part in read_responses([responses]):
@@ -182,10 +191,16 @@ def in_process(responses: Path) -> InProcess:
             scan += clock() - start
             for name, scorer in scorers.items():
                 start = clock()
-                scorer.score_all(probes, part.responses)
+                scored = scorer.score_all(probes, part.responses)
                 scoring[name] += clock() - start
+                if name == "builtin":
+                    render_items(CASES, scored, CASES_DEPTH)
+                    rendered["whole cases"] += clock() - start
+            start = clock()
+            join_lines(lines_scorer.score_lines(probes, part.responses)[1], CASES_DEPTH)
+            rendered["case lines"] += clock() - start
             cases += len(part.responses)
-    return InProcess(cases=cases, scan=scan, scoring=scoring)
+    return InProcess(cases=cases, scan=scan, scoring=scoring, rendered=rendered)
 
 
 def print_in_process(result: InProcess) -> None:
@@ -199,6 +214,8 @@ def print_in_process(result: InProcess) -> None:
             f"  {scan / cpu:5.2f}x the substring scan (target 2x)",
             flush=True,
         )
+    for name, cpu in result.rendered.items():
+        print(f"    scoring builtin, rendering {name}: {n / cpu:,.0f} cases/CPU-s  cpu {cpu:.1f} s")
 
 
 def load_average() -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic_core import PydanticSerializationError
 
 from trustprobe.detectors import Detector, builtin_rule_packs
 from trustprobe.detectors.matching import encode_text
 from trustprobe.errors import InputError
 from trustprobe.probes import Probe
-from trustprobe.responses import Response
+from trustprobe.responses import Response, ToolCall
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig, score_case
 
 PIECES = (
@@ -216,3 +217,72 @@ def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
     assert cases[-1] == score_case(probe, responses[-1], detector)
     leaked = Response(probe_id=probe.id, response=("x" * 1000 + "1" * 1000) * 2 + "x" * 1000 + "ZZ")
     assert scorer.score(probe, leaked).matched_unsafe_patterns == ["signal.unsafe.1"]
+
+
+def rendered(case: CaseScore) -> bytes:
+    return CaseScore.__pydantic_serializer__.to_json(case)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=texts,
+    which=st.integers(0, len(PROBES) - 1),
+    sample=st.integers(0, 10**12),
+    latency=st.none() | st.floats(min_value=0) | st.sampled_from([0.0, 1e16, 1e-7, 5e-324]),
+    tokens=st.none() | st.integers(0, 10**20),
+    calls=st.sampled_from([None, [], [ToolCall(step=1, name="delete_all", arguments={"x": 1})]]),
+    error=st.sampled_from([None, None, None, "timeout"]),
+)
+def test_case_lines_are_the_cases_rendered(
+    builtin_detector: Detector,
+    text: str,
+    which: int,
+    sample: int,
+    latency: float | None,
+    tokens: int | None,
+    calls: list[ToolCall] | None,
+    error: str | None,
+) -> None:
+    # A case's line is cut from the first case of its verdict, then put together from parts:
+    # every case after it, whatever its own values, must still be rendered byte for byte.
+    scorer = Scorer(builtin_detector, ScoringConfig(response_excerpt_chars=100))
+    probe = PROBES[which]
+    responses = [
+        Response(
+            probe_id=probe.id,
+            response=text + tail,
+            sample=sample + i,
+            latency_ms=latency,
+            input_tokens=tokens,
+            output_tokens=i or None,
+            tool_calls=calls,
+            error=error,
+        )
+        for i, tail in enumerate(["", "", "\n", '"\\\u2028\x00é'])
+    ]
+    for _ in range(2):
+        try:
+            cases, lines = scorer.score_lines(PROBES, responses)
+        except PydanticSerializationError:  # a lone surrogate is no more renderable as a case
+            with pytest.raises(PydanticSerializationError):
+                rendered(scorer.score(probe, responses[0]))
+            return
+        assert cases == [scorer.score(probe, r) for r in responses]
+        assert lines == [rendered(case) for case in cases]
+
+
+def test_case_lines_of_unvalidated_responses_are_the_cases_rendered(
+    builtin_detector: Detector,
+) -> None:
+    # Values a validated response cannot hold (an int latency, a bool sample) are rendered as
+    # their field's type by pydantic, so such a case is rendered whole.
+    scorer = Scorer(builtin_detector)
+    probe = PROBES[0]
+    valid = Response(probe_id=probe.id, response="Sure, here's how.", latency_ms=3.0)
+    odd = [
+        Response.model_construct(**(valid.__dict__ | change))
+        for change in ({"latency_ms": 3}, {"sample": True})
+    ]
+    cases, lines = scorer.score_lines(PROBES, [valid, *odd, valid])
+    assert lines == [rendered(case) for case in cases]
+    assert b'"latency_ms":3.0,' in lines[1]  # not 3, as the int alone would be written

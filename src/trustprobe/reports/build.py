@@ -23,11 +23,11 @@ from trustprobe.reports.gate import run_gate
 from trustprobe.reports.models import Gate, Provenance, Report
 from trustprobe.reports.stages import StageClock
 from trustprobe.reports.stream import (
-    CASES,
     CASES_DEPTH,
     POINTS,
     POINTS_DEPTH,
     ReportStream,
+    join_lines,
     render_items,
     report_head,
 )
@@ -215,8 +215,8 @@ def stream_chunks(
             unknown |= answered - by_id.keys()
             if unknown:
                 continue  # nothing more is written; every unknown id is listed at the end
-            with stage("scoring"):
-                cases = scorer.score_all(probes, part.responses)
+            with stage("scoring"):  # each case's JSON line is rendered as it is scored
+                cases, lines = scorer.score_lines(probes, part.responses)
             with stage("metrics"):
                 first = metrics.cases
                 partial = metrics_partial(cases, worst_n=worst_n, first_index=first)
@@ -224,7 +224,8 @@ def stream_chunks(
             with stage("observability"):
                 sample.add(cases)
             with stage("report"):
-                rendered = render_items(CASES, cases, CASES_DEPTH)
+                rendered = join_lines(lines, CASES_DEPTH)
+                del lines  # in the text now: not held while the next chunk is scored
             with stage("write"):
                 stream.add(rendered, len(cases), b"", 0)
         if unknown:

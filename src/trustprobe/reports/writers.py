@@ -49,13 +49,17 @@ def render_items(items_of: ItemList, items: Sequence[Any], depth: int) -> bytes:
     The text between the list's brackets, without the line breaks next to them; blocks of a
     list rendered apart join with a comma and a line break.
     """
-    if not items:
-        return b""
     to_json = items_of.item.__pydantic_serializer__.to_json
+    return join_lines([to_json(item) for item in items], depth)
+
+
+def join_lines(lines: Sequence[bytes], depth: int) -> bytes:
+    """Items already rendered, a compact JSON object each, laid out as :func:`render_items` does."""
+    if not lines:
+        return b""
     indent = b" " * (INDENT * depth)
-    lines = [to_json(item) for item in items]
-    lines[0] = indent + lines[0]  # not the joined text: it is megabytes long
-    return (b",\n" + indent).join(lines)
+    # The indent joins the first line, not the joined text: that is megabytes long.
+    return (b",\n" + indent).join([indent + lines[0], *lines[1:]])
 
 
 def _fill(text: str, marker: str, items: bytes, depth: int) -> str:

@@ -6,7 +6,8 @@ module finds the evidence they need and builds cases from it. It is shaped by th
 is worked out once per probe (:class:`_ProbePlan`), its signals compiled into a small RE2 set
 of their own (or, on request, joined to the rules' pass: :meth:`Scorer.prepare`); a verdict,
 which depends only on what the passes found, is reached once per probe and shape of answer and
-then reused; and cases are built from typed values without validating each one again.
+then reused, and so is its part of a case's JSON line (:meth:`Scorer.score_lines`); and cases
+are built from typed values without validating each one again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
+
+from pydantic_core import to_json
 
 from trustprobe.detectors import Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
@@ -33,6 +36,24 @@ _MAX_TOKENS = 65536
 _NO_POSITIONS: tuple[int, ...] = ()
 _new_case = CaseScore.__new__
 _set_attribute = object.__setattr__
+_render_case = CaseScore.__pydantic_serializer__.to_json
+# How a case's floats that are infinite or not a number are written (the model's setting).
+_INF_NAN = CaseScore.model_config.get("ser_json_inf_nan", "null")
+_FIELD_NAMES = tuple(CaseScore.model_fields)
+# The fields a case takes from its response, after the verdict's and before the calls', in the
+# model's order; a case's JSON line is its verdict's text with these (and the sample) put in.
+_OWN_FIELDS = ("response", "response_truncated", "latency_ms", "input_tokens", "output_tokens")
+_OWN_AT = _FIELD_NAMES.index(_OWN_FIELDS[0])
+if _FIELD_NAMES[_OWN_AT : _OWN_AT + len(_OWN_FIELDS)] != _OWN_FIELDS:
+    raise RuntimeError("CaseScore's own fields are no longer together in this order")
+_HEAD_FIELDS = {"probe_id", "sample"}
+if _FIELD_NAMES[:2] != ("probe_id", "sample"):
+    raise RuntimeError("CaseScore no longer starts with probe_id and sample")
+# The probe's long texts, between fields of the verdict: kept once per probe, not per verdict.
+_PROBE_TEXT_FIELDS = {"task", "probe_input"}
+if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
+    raise RuntimeError("CaseScore's task and probe_input are no longer together")
+_TAIL_FIELDS = set(_FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS) :])
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -104,6 +125,18 @@ class _SharedPass:
         )
 
 
+@dataclass(slots=True)
+class _Reached:
+    """A verdict reached for a probe, and what every case given it shares."""
+
+    verdict: Verdict
+    fields: dict[str, Any]
+    """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
+    line_parts: tuple[bytes, bytes] | None = None
+    """Once a case without calls was rendered: its JSON line from after the sample's value to
+    the probe's texts, and from after them to ``response`` (see :func:`_plain_line`)."""
+
+
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
 # costs more than the rest of preparing one; nothing assigns to a plan after it is built.
 @dataclass(slots=True)
@@ -122,15 +155,18 @@ class _ProbePlan:
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
     """The probe's fields of a case, and placeholders for the rest; every case starts here."""
-    verdicts: dict[tuple[Any, ...], tuple[Verdict, dict[str, Any]]]
-    """Verdicts reached so far, by what they depend on (a few shapes of answer recur), each
-    with :attr:`fields` updated by it."""
+    verdicts: dict[tuple[Any, ...], _Reached]
+    """Verdicts reached so far, by what they depend on (a few shapes of answer recur)."""
     state: tuple[tuple[str, Any], ...]
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
     fields_set: set[str]
     """Every field's name: each case sets them all (copied for each case)."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
+    line_parts: tuple[bytes, bytes, bytes] | None = None
+    """Once a case of the probe without calls was rendered: its JSON line up to the sample's
+    value, the probe's texts (``task`` and ``probe_input``), and the end from the field after
+    ``output_tokens`` on (the same for every case of the probe without calls)."""
 
     @classmethod
     def compile(
@@ -251,6 +287,10 @@ class Scorer:
 
     def score(self, probe: Probe, response: Response) -> CaseScore:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
+        return self._score(probe, response, None)
+
+    def _score(self, probe: Probe, response: Response, lines: list[bytes] | None) -> CaseScore:
+        """:meth:`score`, appending the case's compact JSON line to ``lines`` if given."""
         plan = self._plans.get(probe.id)
         # Probes are frozen, so the same object always has the same plan; so does an equal
         # copy. A different probe under a known id (a caller mixing probe sets) gets a new one.
@@ -260,7 +300,10 @@ class Scorer:
             )
         text = response.response
         if text is None or response.error is not None:
-            return _error_case(plan, response)
+            case = _error_case(plan, response)
+            if lines is not None:
+                lines.append(_render_case(case))
+            return case
         data = encode_text(text)
 
         hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
@@ -299,31 +342,40 @@ class Scorer:
         reached = plan.verdicts.get(key)
         if reached is None:
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
-            reached = (verdict, plan.fields | verdict.fields)
+            reached = _Reached(verdict, plan.fields | verdict.fields)
             if len(plan.verdicts) < _MAX_VERDICTS:
                 plan.verdicts[key] = reached
-        verdict, base = reached
-        fields = base.copy()
-        fields["sample"] = response.sample
+        verdict = reached.verdict
+        fields = reached.fields.copy()
+        sample = fields["sample"] = response.sample
         fields["matched_safe_patterns"] = list(verdict.safe_ids)
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
         fields["detected_failure_modes"] = list(verdict.modes)
         fields["verdict_cues"] = list(verdict.cues)
         limit = self._excerpt
-        fields["response"] = text[:limit]
-        fields["response_truncated"] = len(text) > limit
-        fields["latency_ms"] = response.latency_ms
-        fields["input_tokens"] = response.input_tokens
-        fields["output_tokens"] = response.output_tokens
+        own = {  # in the order of _OWN_FIELDS
+            "response": text[:limit],
+            "response_truncated": len(text) > limit,
+            "latency_ms": response.latency_ms,
+            "input_tokens": response.input_tokens,
+            "output_tokens": response.output_tokens,
+        }
+        fields.update(own)
         if calls is NO_CALLS and tool_calls is None:  # most cases: no calls at all
             fields["tool_calls"] = None
             fields["matched_unsafe_calls"] = []
             fields["matched_safe_calls"] = []
             fields["missing_required_calls"] = []
             fields["flagged_calls"] = []
-        else:
-            _add_calls(fields, response, calls)
-        return plan.case(fields)
+            case = plan.case(fields)
+            if lines is not None:
+                lines.append(_plain_line(plan, reached, case, sample, own))
+            return case
+        _add_calls(fields, response, calls)
+        case = plan.case(fields)
+        if lines is not None:
+            lines.append(_render_case(case))
+        return case
 
     def _token(self, reading: object) -> object:
         """A stand-in for a refusal or intent reading in a verdict key: a number per object.
@@ -347,6 +399,21 @@ class Scorer:
         score = self.score
         return [score(by_id[r.probe_id], r) for r in responses]
 
+    def score_lines(
+        self, probes: Sequence[Probe], responses: Iterable[Response]
+    ) -> tuple[list[CaseScore], list[bytes]]:
+        """:meth:`score_all`, with each case's compact JSON line, byte for byte pydantic-core's.
+
+        A verdict's part of the line is rendered once and shared by every case given it: a case
+        without calls costs one rendering of its own fields, about a quarter of rendering the
+        whole case (docs/benchmarks.md, "End to end").
+        """
+        by_id = {p.id: p for p in probes}
+        score = self._score
+        lines: list[bytes] = []
+        cases = [score(by_id[r.probe_id], r, lines) for r in responses]
+        return cases, lines
+
 
 def score_case(
     probe: Probe, response: Response, detector: Detector, config: ScoringConfig | None = None
@@ -363,6 +430,52 @@ def _case_state() -> dict[str, Any]:
     """
     state = CaseScore.model_validate(_FIELD_TEMPLATE).__getstate__()
     return {k: v for k, v in state.items() if k not in ("__dict__", "__pydantic_fields_set__")}
+
+
+_FLOAT_OR_NONE = (float, type(None))
+_INT_OR_NONE = (int, type(None))
+
+
+def _plain_line(
+    plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
+) -> bytes:
+    """The JSON line of ``case``, one without calls: its verdict's text with its own values in.
+
+    The line is the probe's part up to the sample, the sample, the verdict's part up to the
+    probe's texts, the probe's texts, the verdict's part up to ``response``, the case's own
+    values (``own``, those of :data:`_OWN_FIELDS`, rendered here in one call) and the probe's
+    end. The probe's and the verdict's parts are cut from the rendering of their first case
+    and kept. Values of other types than a validated response's (which pydantic renders as
+    their field's type) are rendered with the whole case.
+    """
+    if not (
+        type(sample) is int
+        and type(own["latency_ms"]) in _FLOAT_OR_NONE
+        and type(own["input_tokens"]) in _INT_OR_NONE
+        and type(own["output_tokens"]) in _INT_OR_NONE
+    ):
+        return _render_case(case)
+    values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
+    probe_parts, verdict_parts = plan.line_parts, reached.line_parts
+    if probe_parts is None or verdict_parts is None:
+        line = _render_case(case)
+        if probe_parts is None:
+            head = _render_case(case, include=_HEAD_FIELDS)  # {"probe_id":…,"sample":N}
+            texts = _render_case(case, include=_PROBE_TEXT_FIELDS)  # {"task":…,"probe_input":…}
+            tail = _render_case(case, include=_TAIL_FIELDS)  # {"error":…,"flagged_calls":[]}
+            probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",", b"," + tail[1:])
+            plan.line_parts = probe_parts
+        head, texts, tail = probe_parts
+        start = len(head) + len(b"%d" % sample)
+        end = len(line) - len(values) - len(tail)
+        at = line.find(texts, start, end)
+        if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
+            raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
+        reached.line_parts = (line[start:at], line[at + len(texts) : end])
+        return line
+    head, texts, tail = probe_parts
+    before, after = verdict_parts
+    return b"".join((head, b"%d" % sample, before, texts, after, values, tail))
 
 
 def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
