@@ -246,7 +246,11 @@ def ingest_in_transaction(
             cache_updates=cache_updates,
         )
         appended = write_transitions(
-            connection, organisation_id=organisation_id, rows=transition_rows_out, now=now
+            connection,
+            organisation_id=organisation_id,
+            rows=transition_rows_out,
+            bases=bases,
+            now=now,
         )
         transitions = [seq for seq, _ in appended]
         reviews = [review for _, review in appended if review is not None]
