@@ -3,6 +3,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import func, select, update
 
 from tests.store.conftest import NOW
 from tests.store.records import eval_record, parsed
@@ -22,6 +23,8 @@ from trustprobe.store import (
     score_history,
     verify_store,
 )
+from trustprobe.store.history import CANONICAL_STATUSES, ChainBases, chain_bases
+from trustprobe.store.schema import AgentRow, TransitionRow
 
 
 @pytest.mark.parametrize(
@@ -273,3 +276,60 @@ def test_one_batch_supersedes_the_pending_reviews_of_several_agents(store: Trust
         assert first.status == TransitionStatus.COMMITTED
     assert list_reviews(store, organisation="acme") == []
     assert verify_store(store).ok  # every resealed review checks out
+
+
+def _bases_match_a_search_of_every_transition(store: TrustStore) -> ChainBases:
+    """``chain_bases`` of 'alpha', checked against the latest canonical among all its rows."""
+    with store.engine.connect() as connection:
+        (agent_pk,) = connection.execute(select(AgentRow.id)).scalars()
+        bases = chain_bases(connection, [agent_pk])
+        searched = connection.execute(
+            select(func.max(TransitionRow.seq)).where(
+                TransitionRow.agent_pk == agent_pk, TransitionRow.status.in_(CANONICAL_STATUSES)
+            )
+        ).scalar_one()
+    assert bases.canonical_seq == {agent_pk: searched}
+    return bases
+
+
+def test_the_canonical_base_is_found_behind_held_rejected_and_approved_transitions(
+    store: TrustStore,
+) -> None:
+    def decide(review_id: int, approve: bool) -> None:
+        decide_review(
+            store, review_id, organisation="acme", approve=approve, reviewer="user:ana",
+            reason="checked", now=NOW + timedelta(minutes=30),
+        )  # fmt: skip
+
+    _send(store, "e1", 90, 0)  # 900, committed
+    (held,) = _send(store, "e2", 40, 1)  # 650, held: the latest is pending
+    _bases_match_a_search_of_every_transition(store)
+    decide(held, approve=False)  # the latest is rejected
+    _bases_match_a_search_of_every_transition(store)
+    _send(store, "e3", 45, 2)  # mean(90, 40, 45) → 583: held again, baseline 900
+    (held,) = _send(store, "e4", 50, 3)  # 563, held; supersedes the review of 583
+    _bases_match_a_search_of_every_transition(store)
+    decide(held, approve=True)  # the latest is approved: canonical itself
+    _bases_match_a_search_of_every_transition(store)
+    _send(store, "e5", 60, 4)  # 570: within 200 of 563, committed on the approved one
+    history = score_history(store, organisation="acme", agent_id="alpha").transitions
+    assert [(t.composite, t.status, t.baseline_seq) for t in history] == [
+        (570, TransitionStatus.COMMITTED, 4),
+        (563, TransitionStatus.APPROVED, 1),
+        (583, TransitionStatus.SUPERSEDED, 1),
+        (650, TransitionStatus.REJECTED, 1),
+        (900, TransitionStatus.COMMITTED, None),
+    ]
+    assert verify_store(store).ok
+
+
+def test_a_baseline_that_is_not_canonical_falls_back_to_a_search(store: TrustStore) -> None:
+    _send(store, "e1", 90, 0)  # seq 1: 900, committed
+    _send(store, "e2", 85, 1)  # seq 2: 875, committed
+    _send(store, "e3", 10, 2)  # seq 3: 617, held against seq 2
+    with store.engine.begin() as connection:  # not a state the store writes: a hand edit
+        connection.execute(
+            update(TransitionRow).where(TransitionRow.seq == 2).values(status="rejected")
+        )
+    bases = _bases_match_a_search_of_every_transition(store)
+    assert list(bases.canonical_seq.values()) == [1]

@@ -49,6 +49,7 @@ def may_hold_surrogate_escape(raw: bytes) -> bool:
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_UNFIT_IN_ID = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # controls, lone surrogates
 
 
 STORED_CONTEXT: Final = "stored"
@@ -69,7 +70,9 @@ def check_identifier(value: str, info: ValidationInfo) -> str:
     surrogate cannot be encoded at all, and SQLite accepting both would make the two backends
     disagree on what is valid. Checking in the model makes every backend refuse alike.
     """
-    if not entering(info):
+    # One search finds any character either rule refuses (nearly every id has none); only then
+    # is it told which, and whether the rules apply.
+    if _UNFIT_IN_ID.search(value) is None or not entering(info):
         return value
     if _CONTROL.search(value):
         raise ValueError("must not contain control characters (U+0000-U+001F, U+007F-U+009F)")

@@ -159,3 +159,17 @@ def member_of(
         return column.in_(values)
     item_type: Any = Integer() if isinstance(values[0], int) else String()
     return column == any_(bindparam(None, list(values), type_=ARRAY(item_type)))
+
+
+def member_of_parameter(dialect: str, column: InstrumentedAttribute[Any], name: str) -> Any:
+    """:func:`member_of` for a statement built once: ``column`` in parameter ``name``'s list.
+
+    The statement runs with ``{name: values}`` on ``dialect``'s engines.
+    A statement built on every call, with its values inside, costs about four times the CPU of
+    running a prebuilt one (~0.6 against ~0.14 ms a join on PostgreSQL, measured): building it,
+    its cache key, and extracting the embedded values again at each run.
+    """
+    if dialect != "postgresql":
+        return column.in_(bindparam(name, expanding=True))
+    item_type: Any = String() if isinstance(column.type, String) else Integer()
+    return column == any_(bindparam(name, type_=ARRAY(item_type)))
