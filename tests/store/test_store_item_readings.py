@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trustprobe.store.item_readings import AgentItems
+from trustprobe.store.item_readings import AgentItems, decayed_sums
 from trustprobe.trust import (
     Dimension,
+    Evidence,
     TrustConfig,
     decayed_score,
     epoch_microseconds,
@@ -53,27 +54,24 @@ configs = st.builds(
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(drawn=items, config=configs)
+@given(drawn=items, other=items, split=st.integers(0, 30), config=configs)
 def test_decayed_sums_equal_the_one_agent_path(
-    drawn: list[tuple[Dimension, float, int | None, int]], config: TrustConfig
+    drawn: list[tuple[Dimension, float, int | None, int]],
+    other: list[tuple[Dimension, float, int | None, int]],
+    split: int,
+    config: TrustConfig,
 ) -> None:
-    records = []
-    for number, (dimension, score, total, age_us) in enumerate(drawn):
-        record: dict[str, object] = {
-            "id": f"e{number}",
-            "agent_id": "a",
-            "dimension": dimension.value,
-            "kind": "eval",
-            "observed_at": (NOW - timedelta(microseconds=age_us)).isoformat(),
-        }
-        if total is None:
-            record["score"] = score
-        else:
-            record |= {"passed": round(total * score / 100.0), "total": total}
-        records.append(parse_evidence(record))
+    records = as_records(drawn)
     now_us = epoch_microseconds(NOW)
-    columns = AgentItems.from_records(records, config)
-    sums = columns.decayed_sums(DIMENSIONS, now_us=now_us, config=config)
+    # Cached items are extended batch by batch, and a batch's agents are summed in one pass.
+    columns = AgentItems.from_records(records[:split], config).extended(
+        AgentItems.from_records(records[split:], config)
+    )
+    sums = decayed_sums(
+        {"first": (AgentItems.from_records(as_records(other), config), DIMENSIONS),
+         "second": (columns, DIMENSIONS)},
+        now_us=now_us, config=config,
+    )["second"]  # fmt: skip
     for dimension in DIMENSIONS:
         mine = [r for r in records if r.dimension == dimension]
         reading = combine_readings(
@@ -92,6 +90,25 @@ def test_decayed_sums_equal_the_one_agent_path(
             assert min(100.0, max(0.0, sums[dimension] / total)) == reading.score
 
 
+def as_records(drawn: list[tuple[Dimension, float, int | None, int]]) -> list[Evidence]:
+    """Eval records of one agent from drawn (dimension, score, total, age)."""
+    records = []
+    for number, (dimension, score, total, age_us) in enumerate(drawn):
+        record: dict[str, object] = {
+            "id": f"e{number}",
+            "agent_id": "a",
+            "dimension": dimension.value,
+            "kind": "eval",
+            "observed_at": (NOW - timedelta(microseconds=age_us)).isoformat(),
+        }
+        if total is None:
+            record["score"] = score
+        else:
+            record |= {"passed": round(total * score / 100.0), "total": total}
+        records.append(parse_evidence(record))
+    return records
+
+
 def test_decayed_sums_refuse_an_item_after_now() -> None:
     record = parse_evidence(
         {"id": "e", "agent_id": "a", "dimension": "safety", "kind": "eval", "score": 50,
@@ -99,6 +116,27 @@ def test_decayed_sums_refuse_an_item_after_now() -> None:
     )  # fmt: skip
     columns = AgentItems.from_records([record], TrustConfig())
     with pytest.raises(ValueError, match="after now"):
-        columns.decayed_sums(
-            [Dimension.SAFETY], now_us=epoch_microseconds(NOW), config=TrustConfig()
-        )
+        decayed_sums(
+            {"a": (columns, [Dimension.SAFETY])}, now_us=epoch_microseconds(NOW),
+            config=TrustConfig(),
+        )  # fmt: skip
+
+
+def test_decayed_sums_of_many_agents_equal_those_of_each_alone() -> None:
+    # More agents than a dimension code's int8 holds: the grouping must not overflow.
+    config = TrustConfig()
+    agents = {}
+    for agent in range(300):
+        drawn = [
+            (DIMENSIONS[(agent + n) % 2], (agent * 7 + n * 13) % 101 / 1.0, None, n * DAY_US)
+            for n in range(agent % 5)
+        ]
+        agents[agent] = (AgentItems.from_records(as_records(drawn), config), DIMENSIONS)
+    now_us = epoch_microseconds(NOW)
+    together = decayed_sums(agents, now_us=now_us, config=config)
+    for agent, one in agents.items():
+        assert together[agent] == decayed_sums({agent: one}, now_us=now_us, config=config)[agent]
+    assert together[4][Dimension.ACCURACY] == math.fsum(
+        decayed_score(score, n * DAY_US, config)
+        for n, score in ((0, 28.0), (2, 54.0))  # agent 4: items 0 and 2 are accuracy
+    )

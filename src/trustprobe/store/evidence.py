@@ -18,14 +18,14 @@ from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, member_of_parameter, write_transaction
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
 from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
-from trustprobe.store.item_readings import AgentItems
+from trustprobe.store.item_readings import AgentItems, decayed_sums, readings_of
 from trustprobe.store.keys import check_organisation_name, ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
 from trustprobe.store.store import TrustStore
 from trustprobe.store.totals import (
     AgentTotals,
-    add_records,
+    add_readings,
     config_key,
     decaying_dimensions,
     in_future,
@@ -37,6 +37,7 @@ from trustprobe.store.totals import (
 from trustprobe.trust import (
     Dimension,
     Evidence,
+    ItemReading,
     TrustConfig,
     TrustScore,
     check_now,
@@ -290,6 +291,8 @@ class Rescoring:
     """Agents with decayed dimensions: those dimensions, and the items before the batch."""
     histories: dict[int, tuple[Evidence, ...]] = field(default_factory=dict)
     """Agents scored from their whole history: that history, the batch included."""
+    readings: dict[int, list[tuple[ItemReading, int]]] = field(default_factory=dict)
+    """The decaying agents' new records' readings (computed once, for totals and items)."""
     items: dict[int, AgentItems] = field(default_factory=dict)
     """Filled by :meth:`scores`: the decaying agents' items, the batch included."""
 
@@ -318,8 +321,9 @@ class Rescoring:
             if pk in stale:
                 continue
             agent_totals = totals.setdefault(pk, {})
+            readings = readings_of(records, config)
             # The batch's seq is set by save(), once the rows are in.
-            add_records(agent_totals, records, config, evidence_seq=0)
+            add_readings(agent_totals, records, readings, evidence_seq=0)
             if in_future(agent_totals, now_us):
                 slow.append(pk)
                 continue
@@ -327,6 +331,7 @@ class Rescoring:
             dimensions = decaying_dimensions(agent_totals, now_us, config)
             if dimensions:
                 decaying[pk] = dimensions
+                plan.readings[pk] = readings
         if decaying:
             prior = agent_items(
                 connection, list(decaying), cache=store.item_cache, up_to=previous_seq,
@@ -357,14 +362,15 @@ class Rescoring:
         store = self.store
         config = store.config or TrustConfig()
         now_us = epoch_microseconds(check_now(self.now))
-        decayed: dict[str, dict[Dimension, float]] = {}
+        wanted = {}
         for pk, (dimensions, prior) in self.decaying.items():
-            agent_id, records = self.new_records[pk]
-            items = self.items[pk] = prior.extended(AgentItems.from_records(records, config))
-            decayed[agent_id] = items.decayed_sums(dimensions, now_us=now_us, config=config)
+            new = AgentItems.from_readings(self.new_records[pk][1], self.readings[pk])
+            self.items[pk] = prior.extended(new)
+            wanted[pk] = (self.items[pk], dimensions)
+        sums = decayed_sums(wanted, now_us=now_us, config=config)
         scores = score_from_totals(
             self.current, now=self.now, config=store.config, weights=store.weights,
-            decayed=decayed,
+            decayed={self.new_records[pk][0]: by_dimension for pk, by_dimension in sums.items()},
         )  # fmt: skip
         for pk, history in self.histories.items():
             agent_id = self.new_records[pk][0]

@@ -3,17 +3,18 @@
 A dimension whose oldest scoring item has begun to decay needs Σ size·decayed over its items as
 of ``now``, which no running total gives exactly (docs/store.md, "Running totals"). Everything
 else of its reading comes from the totals. The items' size, raw score and observation time,
-kept as columns, give that sum with a few array operations and one exact sum per dimension:
-the same floats as the one-agent path, which computes each term the same way and sums them
-with ``math.fsum``.
+kept as columns, give that sum with a few array operations over every agent of a batch at once
+and one exact sum per dimension: the same floats as the one-agent path, which computes each
+term the same way and sums them with ``math.fsum``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,7 @@ from trustprobe.trust import (
     DIMENSIONS,
     Dimension,
     Evidence,
+    ItemReading,
     TrustConfig,
     decayed_scores,
     epoch_microseconds,
@@ -29,6 +31,19 @@ from trustprobe.trust import (
 )
 
 DIMENSION_CODES = {dimension: code for code, dimension in enumerate(DIMENSIONS)}
+K = TypeVar("K")
+
+
+def readings_of(records: Sequence[Evidence], config: TrustConfig) -> list[tuple[ItemReading, int]]:
+    """Each record's item reading and observation time (microseconds since the epoch)."""
+    moments: dict[datetime, int] = {}  # records of a batch share few distinct times
+    out = []
+    for record in records:
+        moment = moments.get(record.observed_at)
+        if moment is None:
+            moment = moments[record.observed_at] = epoch_microseconds(record.observed_at)
+        out.append((item_reading(record, config), moment))
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,27 +68,20 @@ class AgentItems:
         return cls(np.zeros(0, np.int8), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
 
     @classmethod
-    def from_records(cls, records: Iterable[Evidence], config: TrustConfig) -> AgentItems:
+    def from_records(cls, records: Sequence[Evidence], config: TrustConfig) -> AgentItems:
         """The readings of ``records`` (read with ``config``'s item-scoring settings)."""
-        dimension: list[int] = []
-        size: list[float] = []
-        score: list[float] = []
-        observed: list[int] = []
-        moments: dict[datetime, int] = {}  # records of a batch share few distinct times
-        for record in records:
-            reading = item_reading(record, config)
-            dimension.append(DIMENSION_CODES[record.dimension])
-            size.append(reading.size)
-            score.append(reading.score)
-            moment = moments.get(record.observed_at)
-            if moment is None:
-                moment = moments[record.observed_at] = epoch_microseconds(record.observed_at)
-            observed.append(moment)
+        return cls.from_readings(records, readings_of(records, config))
+
+    @classmethod
+    def from_readings(
+        cls, records: Sequence[Evidence], readings: Sequence[tuple[ItemReading, int]]
+    ) -> AgentItems:
+        """The items of ``records``, whose :func:`readings_of` are ``readings``."""
         return cls(
-            np.array(dimension, np.int8),
-            np.array(size, np.float64),
-            np.array(score, np.float64),
-            np.array(observed, np.int64),
+            np.array([DIMENSION_CODES[record.dimension] for record in records], np.int8),
+            np.array([reading.size for reading, _ in readings], np.float64),
+            np.array([reading.score for reading, _ in readings], np.float64),
+            np.array([observed for _, observed in readings], np.int64),
         )
 
     def extended(self, more: AgentItems) -> AgentItems:
@@ -94,22 +102,41 @@ class AgentItems:
         found = np.bincount(self.dimension, minlength=len(DIMENSIONS)).tolist()
         return {DIMENSIONS[code]: n for code, n in enumerate(found) if n}
 
-    def decayed_sums(
-        self, dimensions: Iterable[Dimension], *, now_us: int, config: TrustConfig
-    ) -> dict[Dimension, float]:
-        """Σ size·decayed as of ``now_us`` for each of ``dimensions``, rounded once.
 
-        Equal to ``math.fsum(size * decayed_score(score, age))`` over the dimension's items,
-        which is what ``combine_readings`` computes. No item may lie after ``now_us``.
-        """
-        wanted = list(dimensions)
-        if not wanted:
-            return {}
-        age = now_us - self.observed_us
-        if len(age) and int(age.min()) < 0:
-            raise ValueError("an item lies after now: the decayed sums need every item current")
-        terms = self.size * decayed_scores(self.score, age, config)
-        return {
-            dimension: math.fsum(terms[self.dimension == DIMENSION_CODES[dimension]].tolist())
-            for dimension in wanted
-        }
+def decayed_sums(
+    agents: Mapping[K, tuple[AgentItems, Sequence[Dimension]]],
+    *,
+    now_us: int,
+    config: TrustConfig,
+) -> dict[K, dict[Dimension, float]]:
+    """Σ size·decayed as of ``now_us`` for each agent's listed dimensions, rounded once.
+
+    Equal to ``math.fsum(size * decayed_score(score, age))`` over the dimension's items, which
+    is what ``combine_readings`` computes. Every agent's terms are computed in one pass (the
+    same element-wise operations, so the same floats as agent by agent) and grouped by
+    dimension, then agent, with one sort. No item may lie after ``now_us``.
+    """
+    if not agents:
+        return {}
+    columns = [items for items, _ in agents.values()]
+    age = now_us - np.concatenate([items.observed_us for items in columns])
+    if len(age) and int(age.min()) < 0:
+        raise ValueError("an item lies after now: the decayed sums need every item current")
+    size = np.concatenate([items.size for items in columns])
+    score = np.concatenate([items.score for items in columns])
+    dimension = np.concatenate([items.dimension for items in columns])
+    terms = size * decayed_scores(score, age, config)
+    # A stable sort by dimension keeps the agents in order within each dimension, so group
+    # (dimension d, agent a) is run number d × agents + a.
+    grouped = terms[np.argsort(dimension, kind="stable")].data  # iterates as Python floats
+    agent = np.repeat(np.arange(len(columns)), [len(items) for items in columns])
+    run_of = dimension.astype(np.int64) * len(columns) + agent
+    runs = np.bincount(run_of, minlength=len(DIMENSIONS) * len(columns))
+    ends = np.cumsum(runs).tolist()
+    sums: dict[K, dict[Dimension, float]] = {}
+    for number, (key, (_, dimensions)) in enumerate(agents.items()):
+        sums[key] = {}
+        for wanted in dimensions:
+            run = DIMENSION_CODES[wanted] * len(columns) + number
+            sums[key][wanted] = math.fsum(grouped[ends[run] - int(runs[run]) : ends[run]])
+    return sums

@@ -20,6 +20,7 @@ from sqlalchemy import Connection, delete, select, text
 
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.store.database import chunks, member_of
+from trustprobe.store.item_readings import readings_of
 from trustprobe.store.schema import ScoreTotalRow
 from trustprobe.trust import (
     DIMENSIONS,
@@ -38,7 +39,6 @@ from trustprobe.trust import (
     check_now,
     counted_score_sources,
     epoch_microseconds,
-    item_reading,
     overdue_days,
     reading_from_sums,
     score_grid,
@@ -142,19 +142,26 @@ AgentTotals = dict[Dimension, DimensionTotal]
 
 
 def add_records(
-    totals: AgentTotals, records: Iterable[Evidence], config: TrustConfig, *, evidence_seq: int
+    totals: AgentTotals, records: Sequence[Evidence], config: TrustConfig, *, evidence_seq: int
 ) -> None:
     """Count ``records`` (all of one agent, none counted before) into ``totals``."""
-    moments: dict[datetime, int] = {}  # records of a batch share few distinct times
+    add_readings(totals, records, readings_of(records, config), evidence_seq=evidence_seq)
+
+
+def add_readings(
+    totals: AgentTotals,
+    records: Sequence[Evidence],
+    readings: Sequence[tuple[ItemReading, int]],
+    *,
+    evidence_seq: int,
+) -> None:
+    """:func:`add_records` with the records' :func:`readings_of` already computed."""
     touched = set()
-    for record in records:
+    for record, (reading, observed) in zip(records, readings, strict=True):
         total = totals.get(record.dimension)
         if total is None:
             total = totals[record.dimension] = DimensionTotal()
-        observed = moments.get(record.observed_at)
-        if observed is None:
-            observed = moments[record.observed_at] = epoch_microseconds(record.observed_at)
-        total.add(item_reading(record, config), observed, record.source)
+        total.add(reading, observed, record.source)
         touched.add(record.dimension)
     for dimension in touched:
         total = totals[dimension]
