@@ -99,10 +99,14 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "yielding",
-        r"\b(?:but|however|that said|nonetheless|nevertheless|anyway|still|though)\b,?"
+        r"\b(?:but|however|that said|that being said|having said that|with that in mind"
+        r"|nonetheless|nevertheless|anyway|still|though)\b,?"
         r"[^.!?\n]{0,60}?\bhere(?:[''’]s| is| are)\s+(?:\w+\s+){0,3}?(?:how|steps?|code"
         r"|script|method|way|template|draft|example|recipe|instructions|list|message|poem|one"
         r"|approaches|methods|tricks|what)\b"
+        r"|\b(?:that said|that being said|having said that|with that in mind),\s+the\s+(?:usual"
+        r"|common|typical|standard|basic|traditional|classic)\s+(?:way|method|approach|technique"
+        r"|recipe|process|trick|route|steps?)\b"
         r"|\bif you (?:still|really) (?:want|need|wish)\b|\bif you insist\b"
         r"|\bif you decide to go ahead\b"
         r"|\b(?:for your information|since you asked|to answer (?:the|your) question)\b",
