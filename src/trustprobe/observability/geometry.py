@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -59,15 +59,15 @@ def sample_priority(seed: int, probe_id: str, sample: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def sample_priorities(seed: int) -> Callable[[str, int], int]:
-    """:func:`sample_priority` for one ``seed``, each probe's part of the hash taken once.
+def sample_draws(seed: int, keys: Iterable[tuple[str, int]]) -> list[int]:
+    """:func:`sample_priority` of each (probe id, sample), each probe's part of the hash taken once.
 
     BLAKE2b reads its input in order, so the state after ``seed`` and the probe id, copied,
     then fed the sample number, gives the same digest as hashing the whole key.
     """
     prefixes: dict[str, Any] = {}
-
-    def priority(probe_id: str, sample: int) -> int:
+    draws = []
+    for probe_id, sample in keys:
         prefix = prefixes.get(probe_id)
         if prefix is None:
             prefix = prefixes[probe_id] = hashlib.blake2b(
@@ -75,9 +75,8 @@ def sample_priorities(seed: int) -> Callable[[str, int], int]:
             )
         state = prefix.copy()
         state.update(b"%d" % sample)
-        return int.from_bytes(state.digest(), "big")
-
-    return priority
+        draws.append(int.from_bytes(state.digest(), "big"))
+    return draws
 
 
 def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:
@@ -89,7 +88,7 @@ def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[
     size = fit_sample_size()
     if len(keys) <= size:
         return list(range(len(keys)))
-    draws = ((sample_priority(seed, p, s), i) for i, (p, s) in enumerate(keys))
+    draws = zip(sample_draws(seed, keys), range(len(keys)), strict=True)
     return sorted(i for _, i in heapq.nsmallest(size, draws))
 
 
