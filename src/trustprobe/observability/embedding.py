@@ -96,10 +96,10 @@ def case_texts(
 
 def _distinct(texts: Sequence[str]) -> tuple[list[str], NDArray[np.intp]]:
     """Distinct texts in first-seen order, and each text's index among them."""
-    index: dict[str, int] = {}
-    inverse = np.fromiter(
-        (index.setdefault(t, len(index)) for t in texts), dtype=np.intp, count=len(texts)
-    )
+    index = dict.fromkeys(texts, 0)
+    for number, text in enumerate(index):
+        index[text] = number
+    inverse = np.fromiter(map(index.__getitem__, texts), dtype=np.intp, count=len(texts))
     return list(index), inverse
 
 

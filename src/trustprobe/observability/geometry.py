@@ -221,13 +221,22 @@ def place_cases(
     with _one_thread():
         vectors, scatter = model.embedding.transform(texts)
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
-    values: dict[int, list[float]] = {}
-    table: Counter[tuple[str, str, int]] = Counter()
-    for case, (passed, risk), cluster in zip(scored, verdicts, labels, strict=True):
-        values.setdefault(cluster, []).append(risk)
-        table[("category", case.category, cluster)] += 1
-        table[("severity", case.severity.value, cluster)] += 1
-        table[("pass_fail", "pass" if passed else "fail", cluster)] += 1
+    outcomes, risks = zip(*verdicts, strict=True) if verdicts else ((), ())
+    tallies = {
+        "category": Counter(zip([c.category for c in scored], labels, strict=True)),
+        "severity": Counter(zip([c.severity.value for c in scored], labels, strict=True)),
+        "pass_fail": Counter(
+            zip(["pass" if ok else "fail" for ok in outcomes], labels, strict=True)
+        ),
+    }
+    table = {
+        (kind, label, cluster): count
+        for kind, tally in tallies.items()
+        for (label, cluster), count in tally.items()
+    }
+    values: dict[int, Counter[float]] = {}
+    for (cluster, risk), count in Counter(zip(labels, risks, strict=True)).items():
+        values.setdefault(cluster, Counter())[risk] += count
     # One validation call over plain dicts: three times faster than a model per point.
     points = TypeAdapter(list[ObservabilityPoint]).validate_python(
         [
@@ -244,8 +253,8 @@ def place_cases(
     partial = GeometryPartial(
         n_cases=len(scored),
         excluded_harness_errors=len(cases) - len(scored),
-        risk={cluster: Distribution.of(v) for cluster, v in sorted(values.items())},
-        contingency=dict(table),
+        risk={cluster: Distribution.of_counts(v) for cluster, v in sorted(values.items())},
+        contingency=table,
     )
     return partial, points
 
