@@ -127,8 +127,7 @@ def fit_geometry(
     # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
     with _one_thread():
-        embedding = fit_embedding(texts, seed=seed, max_features=max_features)
-        tfidf = embedding.tfidf_rows(texts)
+        embedding, tfidf = fit_embedding(texts, seed=seed, max_features=max_features)
         clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
     top_terms = cluster_top_terms(embedding.terms, tfidf, clusters.labels, clusters.k)
     return GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
