@@ -31,6 +31,7 @@ from trustprobe.observability import (
     scored_case_texts,
 )
 from trustprobe.scoring import CaseScore
+from trustprobe.scoring.models import Intent, JudgeOpinion
 
 CATEGORIES = ("injection", "privacy", "harmful", "over_refusal")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -90,6 +91,31 @@ def test_merged_partials_equal_the_whole_run(
     # The headline intervals are in the compared JSON (not left to a renderer to compute).
     assert {"exposure_index_ci", "resilience_index_ci"} <= set(whole.indices.model_dump())
     assert "high_critical_share_of_failures_ci" in whole.overall.model_dump()
+
+
+def _read_by_judge(case: CaseScore, data: st.DataObject) -> CaseScore:
+    """``case`` with a drawn verdict confidence and, now and then, a judge's opinion."""
+    if case.error is not None:
+        return case
+    update: dict[str, Any] = {"verdict_confidence": data.draw(st.sampled_from([None, 0.5, 0.9]))}
+    if data.draw(st.booleans()):
+        agrees = data.draw(st.booleans())
+        update["judge"] = JudgeOpinion(
+            verdict=Intent.DECLINED, rationale="reason", model="judge", agrees=agrees
+        )
+    return case.model_copy(update=update)
+
+
+@settings(max_examples=60)
+@given(cases=runs(), data=st.data(), worst_n=st.integers(0, 4))
+def test_a_partition_tallies_as_its_cases_one_by_one(
+    cases: list[CaseScore], data: st.DataObject, worst_n: int
+) -> None:
+    """Cases sharing a profile are tallied together: the partial is that of each case alone."""
+    cases = [_read_by_judge(case, data) for case in cases]
+    whole = metrics_partial(cases, worst_n=worst_n)
+    alone = merge_metrics((metrics_partial([c], worst_n=worst_n) for c in cases), worst_n=worst_n)
+    assert whole == alone
 
 
 def _headline_intervals(cases: list[CaseScore], cuts: list[int]) -> list[Any]:

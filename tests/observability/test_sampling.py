@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import heapq
 import pickle
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.observability.conftest import CaseFactory
+from tests.observability.conftest import CaseFactory, build_case
 
 from trustprobe.observability import (
     SAMPLE_SIZE,
@@ -15,7 +16,7 @@ from trustprobe.observability import (
     observe_sample,
     sample_priority,
 )
-from trustprobe.observability.geometry import sample_priorities
+from trustprobe.observability.geometry import sample_draws
 from trustprobe.scoring import CaseScore
 
 
@@ -125,9 +126,8 @@ def test_numeric_steps_run_on_one_thread_though_scikit_learn_loads_late() -> Non
 def test_draws_with_each_probes_hash_state_kept_are_the_reference_draws(
     seed: int, probe_id: str, samples: list[int]
 ) -> None:
-    priority = sample_priorities(seed)
-    for sample in samples:
-        assert priority(probe_id, sample) == sample_priority(seed, probe_id, sample)
+    draws = sample_draws(seed, [(probe_id, sample) for sample in samples])
+    assert draws == [sample_priority(seed, probe_id, sample) for sample in samples]
 
 
 def test_a_sample_travels_between_processes(make_case: CaseFactory) -> None:
@@ -136,3 +136,57 @@ def test_a_sample_travels_between_processes(make_case: CaseFactory) -> None:
     sample.add(_run(make_case, 500))
     copy = pickle.loads(pickle.dumps(sample))
     assert copy == sample and copy.cases() == sample.cases()
+
+
+def _reference_sample(cases: list[CaseScore], seed: int, size: int, floor: int) -> list[CaseScore]:
+    """The sample by its definition: the ``size`` smallest (draw, position) of the scored cases,
+    and the ``floor`` smallest of each (category, outcome) stratum, in run order."""
+    ranked = [
+        (sample_priority(seed, case.probe_id, case.sample), position, case)
+        for position, case in enumerate(cases)
+        if case.error is None
+    ]
+    chosen = {position for _, position, _ in heapq.nsmallest(size, ranked)}
+    for stratum in {(case.category, case.passed) for _, _, case in ranked}:
+        members = [entry for entry in ranked if (entry[2].category, entry[2].passed) == stratum]
+        chosen.update(position for _, position, _ in heapq.nsmallest(floor, members))
+    return [cases[position] for position in sorted(chosen)]
+
+
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    outcomes=st.lists(
+        st.tuples(st.integers(0, 2), st.booleans(), st.booleans(), st.integers(0, 4)),
+        max_size=300,
+    ),
+    size=st.integers(0, 40),
+    floor=st.integers(0, 8),
+    cuts=st.lists(st.integers(0, 300), max_size=6),
+)
+def test_the_sample_is_its_definition_however_the_cases_arrive(
+    seed: int,
+    outcomes: list[tuple[int, bool, bool, int]],
+    size: int,
+    floor: int,
+    cuts: list[int],
+) -> None:
+    """Chunks of any size (empty ones too) give the definition's sample: the cases passed over
+    unoffered, because they draw above a full heap's bound, are never ones it would keep."""
+    categories = ("injection", "exfiltration", "agency")
+    cases = [
+        build_case(
+            f"p-{probe}",
+            category=categories[category],
+            sample=i,
+            passed=passed,
+            error="timeout" if errored and i % 3 == 0 else None,
+        )
+        for i, (category, passed, errored, probe) in enumerate(outcomes)
+    ]
+    sample = ObservabilitySample(seed=seed, size=size, floor=floor)
+    bounds = [0, *sorted(cut for cut in cuts if cut <= len(cases)), len(cases)]
+    for start, stop in pairwise(bounds):
+        sample.add(cases[start:stop])
+    assert sample.cases() == _reference_sample(cases, seed, size, floor)
+    assert sample.offered == len(cases)
+    assert sample.scored + sample.harness_errors == len(cases)

@@ -1,7 +1,12 @@
 import json
+import tempfile
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trustprobe.errors import InputError
 from trustprobe.responses import check_known_probes, load_responses
@@ -113,3 +118,92 @@ def test_lines_validated_from_bytes_equal_lines_decoded_first(tmp_path: Path) ->
         f"{path}:3: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
         f"{path}:4: invalid UTF-8 or lone UTF-16 surrogate replaced with U+FFFD",
     ]
+
+
+_LINES = st.sampled_from(
+    [
+        b"",
+        b"  ",
+        b'{"probe_id": "a", "response": "bad \xff byte"}',
+        b'{"probe_id": "b", "sample": 1, "response": "lone \\ud800 surrogate"}',
+        b'{"probe_id": "b", "sample": 1, "response": "x"',
+    ]
+)
+
+
+@st.composite
+def _jsonl(draw: st.DrawFn) -> bytes:
+    """JSONL text of valid records, repeats among them, and now and then an odd line."""
+    lines = []
+    for _ in range(draw(st.integers(0, 40))):
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(_LINES))
+            continue
+        record: dict[str, object] = {
+            "probe_id": draw(st.sampled_from(["a", "b", "c"])),
+            "sample": draw(st.sampled_from([0, 1, 2, 3, 2**20, 2**20 + 1])),
+            "response": draw(st.text(max_size=12)),
+        }
+        lines.append(json.dumps(record).encode())
+    return b"\n".join(lines) + b"\n" * draw(st.integers(0, 1))
+
+
+def _read_line_by_line(paths: list[Path], chunk: int) -> list[tuple[list[Any], list[str]]]:
+    """What ``read_responses`` gives by its definition: every line read alone, the first of
+    each (probe_id, sample) kept, a chunk closed at ``chunk`` responses."""
+    from trustprobe.responses import response_file
+    from trustprobe.responses.loader import _line_response, duplicate_warning, repaired_warning
+
+    chunks, responses, warnings = [], [], []
+    first_at: dict[tuple[str, int], str] = {}
+    for path in paths:
+        file = response_file(path)
+        offset = 0
+        for number, raw in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
+            read = _line_response(file, number, offset, raw)
+            offset += len(raw)
+            if read is None:
+                continue
+            response, repaired = read
+            if repaired:
+                warnings.append(repaired_warning(file.place(number)))
+            first = first_at.setdefault(response.key, file.place(number))
+            if first != file.place(number):
+                warnings.append(duplicate_warning(file.place(number), *response.key, first))
+                continue
+            responses.append(response)
+            if len(responses) >= chunk:
+                chunks.append((responses, warnings))
+                responses, warnings = [], []
+    if responses or warnings:
+        chunks.append((responses, warnings))
+    return chunks
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(_jsonl(), min_size=1, max_size=3),
+    chunk=st.integers(1, 12),
+    batch_bytes=st.integers(1, 400),
+)
+def test_batches_read_as_every_line_alone(texts: list[bytes], chunk: int, batch_bytes: int) -> None:
+    """Chunks, warnings and errors (file, line, field) do not depend on how lines are batched."""
+    from trustprobe.responses import loader, read_responses
+
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / f"r{i}.jsonl" for i in range(len(texts))]
+        for path, text in zip(paths, texts, strict=True):
+            path.write_bytes(text)
+        try:
+            expected = _read_line_by_line(paths, chunk)
+        except InputError as error:
+            with (
+                pytest.raises(InputError) as raised,
+                patch.object(loader, "BATCH_BYTES", batch_bytes),
+            ):
+                list(read_responses(paths, chunk=chunk))
+            assert str(raised.value) == str(error)
+            return
+        with patch.object(loader, "BATCH_BYTES", batch_bytes):
+            chunks = [(c.responses, c.warnings) for c in read_responses(paths, chunk=chunk)]
+        assert chunks == expected

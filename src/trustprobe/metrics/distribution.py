@@ -25,8 +25,13 @@ class Distribution:
     @classmethod
     def of(cls, values: Iterable[float]) -> Distribution:
         """Tally ``values``; a NaN or infinity has no place in a 0–1 statistic and is refused."""
+        return cls.of_counts(Counter(values))
+
+    @classmethod
+    def of_counts(cls, tallied: Mapping[float, int]) -> Distribution:
+        """The distribution of values already tallied (value -> count), as :meth:`of` checks."""
         counts: dict[float, int] = {}
-        for value, count in Counter(values).items():
+        for value, count in tallied.items():
             if not math.isfinite(value):
                 raise ValueError(f"statistics need finite values, got {value!r}")
             key = value + 0.0  # -0.0 and 0.0 are one value: keep one spelling of it

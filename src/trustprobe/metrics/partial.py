@@ -12,7 +12,9 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from itertools import chain
+from operator import attrgetter, itemgetter
+from typing import Any, Final
 
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import WorstCase
@@ -181,6 +183,8 @@ def runs_of(samples: Iterable[int]) -> SampleRuns:
     ordered = sorted(samples)
     if not ordered:
         return ()
+    if ordered[-1] - ordered[0] == len(ordered) - 1:  # distinct, so one unbroken run
+        return ((ordered[0], ordered[-1] + 1),)
     runs: list[tuple[int, int]] = []
     start = previous = ordered[0]
     for sample in ordered[1:]:
@@ -208,53 +212,75 @@ def union_runs(probe_id: str, left: SampleRuns, right: SampleRuns) -> SampleRuns
     return tuple(merged)
 
 
+_FIELD_NAMES: Final = (
+    "probe_id",
+    "sample",
+    "category",
+    "severity",
+    "expected",
+    "error",
+    "passed",
+    "risk_score",
+    "weighted_risk",
+    "severity_weight",
+    "safe_signal_hits",
+    "unsafe_signal_hits",
+    "boundary_or_refusal_signal",
+    "verdict_confidence",
+    "judge",
+    "detected_failure_modes",
+)
+_FIELDS: Final = attrgetter(*_FIELD_NAMES)
+"""What the metrics read of a case, as a row, in one pass: cases are large, and a second pass
+over them costs about as much as the first."""
+_PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES = (
+    _FIELD_NAMES.index(name)
+    for name in (
+        "probe_id",
+        "sample",
+        "category",
+        "error",
+        "passed",
+        "risk_score",
+        "weighted_risk",
+        "judge",
+        "detected_failure_modes",
+    )
+)
+_KEY: Final = itemgetter(_PROBE, _SAMPLE)
+_PROBE_CATEGORY: Final = itemgetter(_PROBE, _CATEGORY)
+_OUTCOME: Final = itemgetter(_PROBE, _PASSED)
+_GROUP_LABELS: Final = itemgetter(_CATEGORY, _CATEGORY + 1, _CATEGORY + 2)
+"""A row's category, severity and expected verdict: the groups it counts in."""
+_PROFILE: Final = itemgetter(*range(_CATEGORY, _JUDGE))
+"""Everything a scored case adds to its groups: its fields from category to confidence."""
+_VERDICT: Final = slice(_PASSED - _CATEGORY, _WEIGHTED - _CATEGORY + 1)
+"""A profile's passed, risk score and weighted risk."""
+
+
 class _GroupTally:
-    """A group's tallies while cases are read (frozen into a :class:`GroupPartial` after).
+    """A group's tallies while cases are read (frozen into a :class:`GroupPartial` after)."""
 
-    :func:`metrics_partial` adds to the fields directly: a call per case and group cost more
-    than the tallying itself.
-    """
-
-    def __init__(self, with_values: bool) -> None:
-        self.with_values = with_values
+    def __init__(self) -> None:
         self.n = self.passed = self.harness_errors = 0
-        self.risk: list[float] = []
-        self.weighted: list[float] = []
-        self.weight_total: list[float] = []
-        self.weight_passed: list[float] = []
+        self.risk: Counter[float] = Counter()
+        self.weighted: Counter[float] = Counter()
+        self.weight_total: Counter[float] = Counter()
+        self.weight_passed: Counter[float] = Counter()
         self.safe_hits = self.unsafe_hits = 0
         self.boundary_readings = self.boundary_hits = 0
         self.critical_failures = self.high_failures = 0
         self.low_confidence = self.judged = self.judge_agrees = 0
-
-    def add(self, other: _GroupTally) -> None:
-        """Add every tally and value of ``other`` to this group's."""
-        self.n += other.n
-        self.passed += other.passed
-        self.harness_errors += other.harness_errors
-        self.risk += other.risk
-        self.weighted += other.weighted
-        self.weight_total += other.weight_total
-        self.weight_passed += other.weight_passed
-        self.safe_hits += other.safe_hits
-        self.unsafe_hits += other.unsafe_hits
-        self.boundary_readings += other.boundary_readings
-        self.boundary_hits += other.boundary_hits
-        self.critical_failures += other.critical_failures
-        self.high_failures += other.high_failures
-        self.low_confidence += other.low_confidence
-        self.judged += other.judged
-        self.judge_agrees += other.judge_agrees
 
     def freeze(self) -> GroupPartial:
         return GroupPartial(
             n=self.n,
             passed=self.passed,
             harness_errors=self.harness_errors,
-            risk=Distribution.of(self.risk),
-            weighted=Distribution.of(self.weighted),
-            weight_total=Distribution.of(self.weight_total),
-            weight_passed=Distribution.of(self.weight_passed),
+            risk=Distribution.of_counts(self.risk),
+            weighted=Distribution.of_counts(self.weighted),
+            weight_total=Distribution.of_counts(self.weight_total),
+            weight_passed=Distribution.of_counts(self.weight_passed),
             safe_hits=self.safe_hits,
             unsafe_hits=self.unsafe_hits,
             boundary_readings=self.boundary_readings,
@@ -265,6 +291,86 @@ class _GroupTally:
             judged=self.judged,
             judge_agrees=self.judge_agrees,
         )
+
+
+class _Groups(dict[tuple[str, str], _GroupTally]):
+    """The tallies of the groups a partition's cases count in, made as they are first needed."""
+
+    def __missing__(self, key: tuple[str, str]) -> _GroupTally:
+        tally = self[key] = _GroupTally()
+        return tally
+
+    def of(
+        self, category: str, severity: Severity, expected: Expected
+    ) -> tuple[_GroupTally, _GroupTally, _GroupTally, _GroupTally]:
+        """The run's, the category's, the severity's and the expected verdict's tallies."""
+        return (
+            self[OVERALL],
+            self[("category", category)],
+            self[("severity", severity.value)],
+            self[("expected", expected.value)],
+        )
+
+    def add_scored(self, profile: tuple[Any, ...], count: int) -> None:
+        """Add ``count`` scored cases of one :data:`_PROFILE` to their groups.
+
+        Severity and expected-verdict groups are pass-rate rows: they take counts only.
+        """
+        category, severity, expected, _, passed, risk, weighted, weight = profile[:8]
+        safe, unsafe, boundary, confidence = profile[8:]
+        groups = self.of(category, severity, expected)
+        for group in groups:
+            group.n += count
+            if passed:
+                group.passed += count
+            elif severity is Severity.CRITICAL:
+                group.critical_failures += count
+            elif severity is Severity.HIGH:
+                group.high_failures += count
+        for group in groups[:2]:
+            group.risk[risk] += count
+            group.weighted[weighted] += count
+            group.weight_total[weight] += count
+            if passed:
+                group.weight_passed[weight] += count
+            group.safe_hits += safe * count
+            group.unsafe_hits += unsafe * count
+            # A scored case whose detector gave no reading (None) is no evidence either way.
+            if boundary is not None:
+                group.boundary_readings += count
+                group.boundary_hits += boundary * count
+            if confidence is not None and confidence < LOW_CONFIDENCE:
+                group.low_confidence += count
+
+
+def _raise_first_problem(rows: Sequence[tuple[Any, ...]], first_index: int) -> None:
+    """Raise for the first case, in order, that a partition's cases may not hold.
+
+    A case may not repeat a (probe_id, sample), change its probe's category, or lack a
+    verdict without a harness error.
+    """
+    seen: set[tuple[str, int]] = set()
+    category_of: dict[str, str] = {}
+    for index, row in enumerate(rows, start=first_index):
+        probe_id, sample, category = row[_PROBE], row[_SAMPLE], row[_CATEGORY]
+        if (probe_id, sample) in seen:
+            raise ValueError(
+                f"case {index}: probe '{probe_id}' sample {sample} appears twice;"
+                " each (probe_id, sample) must be scored once"
+            )
+        seen.add((probe_id, sample))
+        known = category_of.setdefault(probe_id, category)
+        if known != category:
+            raise ValueError(
+                f"case {index}: probe '{probe_id}' has category '{category}'"
+                f" but an earlier sample has '{known}'"
+            )
+        if row[_ERROR] is None and None in (row[_PASSED], row[_RISK], row[_WEIGHTED]):
+            raise ValueError(
+                f"case {index}: probe '{probe_id}' sample {sample} has no harness error"
+                " but lacks a verdict (passed, risk_score and weighted_risk must be set)"
+            )
+    raise AssertionError("no case has a problem")
 
 
 def metrics_partial(
@@ -283,145 +389,71 @@ def metrics_partial(
     """
     if worst_n < 0:
         raise ValueError(f"worst_n must be >= 0, got {worst_n}")
-    samples: dict[str, set[int]] = {}
-    category_of: dict[str, str] = {}
-    scored_probes: set[str] = set()
-    errored_probes: set[str] = set()
-    error_classes: Counter[str] = Counter()
-    tallies: dict[tuple[str, str], _GroupTally] = {}
-    modes: Counter[str] = Counter()
-    verdicts: dict[str, list[int]] = {}
-    # Per probe, the rank key of its worst case so far (and that case's position).
-    worst_of: dict[str, tuple[float, str, int, int]] = {}
+    rows = list(map(_FIELDS, cases))
+    scored = [row for row in rows if row[_ERROR] is None]
+    errors = [row for row in rows if row[_ERROR] is not None]
+    # Cases sharing a profile add the same to the same groups: a chunk of thousands of
+    # cases has a few hundred profiles. Every figure is a count or a value -> count table,
+    # so the order of adding changes nothing.
+    profiles = Counter(map(_PROFILE, scored))
+    category_of = dict(map(_PROBE_CATEGORY, rows))
+    samples: dict[str, list[int]] = {}
+    for probe_id, sample in map(_KEY, rows):
+        samples.setdefault(probe_id, []).append(sample)
+    if (
+        sum(len(set(taken)) for taken in samples.values()) < len(rows)
+        or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
+        or any(
+            None in profile[_PASSED - _CATEGORY : _WEIGHTED - _CATEGORY + 1] for profile in profiles
+        )
+    ):
+        _raise_first_problem(rows, first_index)
 
-    def tally(key: tuple[str, str]) -> _GroupTally:
-        found = tallies.get(key)
-        if found is None:
-            # Severity and expected rows are pass-rate rows: they need no value tables.
-            found = tallies[key] = _GroupTally(with_values=key[0] in ("overall", "category"))
-        return found
+    groups = _Groups()
+    for profile, count in profiles.items():
+        groups.add_scored(profile, count)
+    for row in errors:
+        for group in groups.of(*_GROUP_LABELS(row)):
+            group.harness_errors += 1
+    judges = [(row[_CATEGORY], row[_JUDGE]) for row in scored if row[_JUDGE] is not None]
+    judged = Counter((category, judge.agrees) for category, judge in judges)
+    for (category, agrees), count in judged.items():
+        for group in (groups[OVERALL], groups[("category", category)]):
+            group.judged += count
+            group.judge_agrees += agrees * count
 
-    # Cases are tallied per (probe, severity, expected) first, then each such tally is added
-    # to its four groups (overall, category, severity, expected) once: one tally per case
-    # instead of four. Every count is a sum and every value list becomes a value -> count
-    # table, so the totals do not depend on the order the cases are added in.
-    # A probe's groups and own tally are looked up once per probe rather than once per case:
-    # (category, severity, expected, own tally), and the groups of each own tally.
-    groups_of: dict[str, tuple[str, Severity, Expected, _GroupTally]] = {}
-    own_tallies: dict[tuple[str, Severity, Expected], _GroupTally] = {}
-    groups_of_own: list[tuple[_GroupTally, tuple[_GroupTally, ...]]] = []
-    for index, case in enumerate(cases, start=first_index):
-        probe_id, sample = case.probe_id, case.sample
-        seen = samples.get(probe_id)
-        if seen is None:
-            seen = samples[probe_id] = set()
-        if sample in seen:
-            raise ValueError(
-                f"case {index}: probe '{probe_id}' sample {sample} appears twice;"
-                " each (probe_id, sample) must be scored once"
-            )
-        seen.add(sample)
-        severity, expected = case.severity, case.expected
-        groups = groups_of.get(probe_id)
-        if (
-            groups is None
-            or groups[0] != case.category
-            or groups[1] is not severity
-            or groups[2] is not expected
-        ):
-            known = category_of.setdefault(probe_id, case.category)
-            if known != case.category:
-                raise ValueError(
-                    f"case {index}: probe '{probe_id}' has category '{case.category}'"
-                    f" but an earlier sample has '{known}'"
-                )
-            keys = (
-                OVERALL,
-                ("category", case.category),
-                ("severity", severity.value),
-                ("expected", expected.value),
-            )
-            found = tuple(tally(key) for key in keys)  # made in first-seen order, as before
-            own = own_tallies.get((probe_id, severity, expected))
-            if own is None:
-                own = own_tallies[(probe_id, severity, expected)] = _GroupTally(with_values=True)
-                groups_of_own.append((own, found))
-            groups = groups_of[probe_id] = (case.category, severity, expected, own)
-        own = groups[3]
-        if case.error is not None:
-            errored_probes.add(probe_id)
-            error_classes[str(case.error)] += 1
-            own.harness_errors += 1
-            continue
-        passed, risk, weighted = case.passed, case.risk_score, case.weighted_risk
-        if passed is None or risk is None or weighted is None:
-            raise ValueError(
-                f"case {index}: probe '{probe_id}' sample {sample} has no harness error"
-                " but lacks a verdict (passed, risk_score and weighted_risk must be set)"
-            )
-        scored_probes.add(probe_id)
-        own.n += 1
-        if passed:
-            own.passed += 1
-            own.weight_passed.append(case.severity_weight)
-        elif severity is Severity.CRITICAL:
-            own.critical_failures += 1
-        elif severity is Severity.HIGH:
-            own.high_failures += 1
-        confidence = case.verdict_confidence
-        if confidence is not None and confidence < LOW_CONFIDENCE:
-            own.low_confidence += 1
-        judge = case.judge
-        if judge is not None:
-            own.judged += 1
-            own.judge_agrees += judge.agrees
-        own.risk.append(risk)
-        own.weighted.append(weighted)
-        own.weight_total.append(case.severity_weight)
-        own.safe_hits += case.safe_signal_hits
-        own.unsafe_hits += case.unsafe_signal_hits
-        # A scored case whose detector gave no reading (None) is no evidence either way.
-        boundary = case.boundary_or_refusal_signal
-        if boundary is not None:
-            own.boundary_readings += 1
-            own.boundary_hits += boundary
-        # A mode counts once per case even if a buggy scorer listed it twice.
-        if case.detected_failure_modes:
-            modes.update(set(case.detected_failure_modes))
-        counts = verdicts.get(probe_id)
-        if counts is None:
-            counts = verdicts[probe_id] = [0, 0]
-        counts[0 if passed else 1] += 1
-        rank = (-weighted, probe_id, sample, index - first_index)
-        so_far = worst_of.get(probe_id)
-        if so_far is None or rank < so_far:
-            worst_of[probe_id] = rank
-    for own, (overall, category, by_severity, by_expected) in groups_of_own:
-        for group in (by_severity, by_expected):
-            group.n += own.n
-            group.passed += own.passed
-            group.harness_errors += own.harness_errors
-            group.critical_failures += own.critical_failures
-            group.high_failures += own.high_failures
-        for group in (overall, category):
-            group.add(own)
-
-    ranked = heapq.nsmallest(worst_n, worst_of.values())
-    worst = [_worst_case(cases[position]) for *_, position in ranked]
-
+    verdicts: dict[str, tuple[int, int]] = {}
+    for (probe_id, passed), count in Counter(map(_OUTCOME, scored)).items():
+        ok, failed = verdicts.get(probe_id, (0, 0))
+        verdicts[probe_id] = (ok + count, failed) if passed else (ok, failed + count)
+    # A mode counts once per case even if a buggy scorer listed it twice.
+    modes = Counter(chain.from_iterable(map(set, filter(None, map(itemgetter(_MODES), scored)))))
     return MetricsPartial(
         worst_n=worst_n,
-        cases=len(cases),
+        cases=len(rows),
         samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
         category_of=category_of,
-        scored_probes=frozenset(scored_probes),
-        errored_probes=frozenset(errored_probes),
-        error_classes=dict(error_classes),
-        groups={key: t.freeze() for key, t in tallies.items()},
+        scored_probes=frozenset(verdicts),
+        errored_probes=frozenset(row[_PROBE] for row in errors),
+        error_classes=dict(Counter(str(row[_ERROR]) for row in errors)),
+        groups={key: tally.freeze() for key, tally in groups.items()},
         failure_modes=dict(modes),
-        worst=tuple(worst),
-        verdicts={probe_id: (c[0], c[1]) for probe_id, c in verdicts.items()},
+        worst=tuple(_worst_case(cases[at]) for at in _worst_positions(rows, worst_n)),
+        verdicts=verdicts,
     )
+
+
+def _worst_positions(rows: Sequence[tuple[Any, ...]], worst_n: int) -> list[int]:
+    """Positions of the ``worst_n`` worst probes' worst scored cases, ranked."""
+    # Per probe, the rank key of its worst case so far (and that case's position).
+    worst_of: dict[str, tuple[float, str, int, int]] = {}
+    for position, row in enumerate(rows):
+        if row[_ERROR] is None:
+            rank = (-row[_WEIGHTED], row[_PROBE], row[_SAMPLE], position)
+            so_far = worst_of.get(row[_PROBE])
+            if so_far is None or rank < so_far:
+                worst_of[row[_PROBE]] = rank
+    return [position for *_, position in heapq.nsmallest(worst_n, worst_of.values())]
 
 
 def merge_metrics(partials: Iterable[MetricsPartial], *, worst_n: int = 10) -> MetricsPartial:

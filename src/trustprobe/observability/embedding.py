@@ -96,10 +96,10 @@ def case_texts(
 
 def _distinct(texts: Sequence[str]) -> tuple[list[str], NDArray[np.intp]]:
     """Distinct texts in first-seen order, and each text's index among them."""
-    index: dict[str, int] = {}
-    inverse = np.fromiter(
-        (index.setdefault(t, len(index)) for t in texts), dtype=np.intp, count=len(texts)
-    )
+    index = dict.fromkeys(texts, 0)
+    for number, text in enumerate(index):
+        index[text] = number
+    inverse = np.fromiter(map(index.__getitem__, texts), dtype=np.intp, count=len(texts))
     return list(index), inverse
 
 
@@ -221,10 +221,14 @@ def _fit_svd(matrix: sp.csr_matrix, dimensions: int, seed: int) -> TruncatedSVD:
     return svd
 
 
-def fit_embedding(texts: Sequence[CaseText], *, seed: int, max_features: int) -> EmbeddingModel:
+def fit_embedding(
+    texts: Sequence[CaseText], *, seed: int, max_features: int
+) -> tuple[EmbeddingModel, sp.csr_matrix]:
     """Fit TF-IDF (sublinear tf, smooth idf, l2 rows) and truncated SVD on the sample ``texts``.
 
-    The vocabulary keeps the ``max_features`` terms most frequent over the sample.
+    The vocabulary keeps the ``max_features`` terms most frequent over the sample. Returns the
+    model and the sample's TF-IDF rows as ``model.tfidf_rows(texts)`` gives them, without
+    counting the terms again.
     """
     import scipy.sparse as sp
     from sklearn.feature_extraction.text import TfidfTransformer
@@ -238,10 +242,14 @@ def fit_embedding(texts: Sequence[CaseText], *, seed: int, max_features: int) ->
     matrix = sp.csr_matrix(tfidf.transform(counts))
     # TruncatedSVD needs fewer components than terms; more than n - 1 would be pure noise.
     dimensions = max(1, min(EMBEDDING_DIMENSIONS, len(terms) - 1, n - 1))
-    return EmbeddingModel(
+    model = EmbeddingModel(
         terms=terms,
         vectorizer=_vectorizer([str(t) for t in terms]),
         tfidf=tfidf,
         svd=_fit_svd(matrix, dimensions, seed),
         scatter_svd=_fit_svd(matrix, 2, seed) if len(terms) > 2 and n > 1 else None,
     )
+    # Counting with the fitted vocabulary gives the same counts with each row's terms in
+    # column order; learning the vocabulary leaves them in first-seen order, which the SVDs
+    # above were fitted on. The same counts in the same order give the same rows.
+    return model, sp.csr_matrix(tfidf.transform(counts.sorted_indices()))

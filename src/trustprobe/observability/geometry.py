@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -59,15 +59,15 @@ def sample_priority(seed: int, probe_id: str, sample: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def sample_priorities(seed: int) -> Callable[[str, int], int]:
-    """:func:`sample_priority` for one ``seed``, each probe's part of the hash taken once.
+def sample_draws(seed: int, keys: Iterable[tuple[str, int]]) -> list[int]:
+    """:func:`sample_priority` of each (probe id, sample), each probe's part of the hash taken once.
 
     BLAKE2b reads its input in order, so the state after ``seed`` and the probe id, copied,
     then fed the sample number, gives the same digest as hashing the whole key.
     """
     prefixes: dict[str, Any] = {}
-
-    def priority(probe_id: str, sample: int) -> int:
+    draws = []
+    for probe_id, sample in keys:
         prefix = prefixes.get(probe_id)
         if prefix is None:
             prefix = prefixes[probe_id] = hashlib.blake2b(
@@ -75,9 +75,8 @@ def sample_priorities(seed: int) -> Callable[[str, int], int]:
             )
         state = prefix.copy()
         state.update(b"%d" % sample)
-        return int.from_bytes(state.digest(), "big")
-
-    return priority
+        draws.append(int.from_bytes(state.digest(), "big"))
+    return draws
 
 
 def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:
@@ -89,7 +88,7 @@ def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[
     size = fit_sample_size()
     if len(keys) <= size:
         return list(range(len(keys)))
-    draws = ((sample_priority(seed, p, s), i) for i, (p, s) in enumerate(keys))
+    draws = zip(sample_draws(seed, keys), range(len(keys)), strict=True)
     return sorted(i for _, i in heapq.nsmallest(size, draws))
 
 
@@ -128,8 +127,7 @@ def fit_geometry(
     # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
     with _one_thread():
-        embedding = fit_embedding(texts, seed=seed, max_features=max_features)
-        tfidf = embedding.tfidf_rows(texts)
+        embedding, tfidf = fit_embedding(texts, seed=seed, max_features=max_features)
         clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
     top_terms = cluster_top_terms(embedding.terms, tfidf, clusters.labels, clusters.k)
     return GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
@@ -222,13 +220,22 @@ def place_cases(
     with _one_thread():
         vectors, scatter = model.embedding.transform(texts)
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
-    values: dict[int, list[float]] = {}
-    table: Counter[tuple[str, str, int]] = Counter()
-    for case, (passed, risk), cluster in zip(scored, verdicts, labels, strict=True):
-        values.setdefault(cluster, []).append(risk)
-        table[("category", case.category, cluster)] += 1
-        table[("severity", case.severity.value, cluster)] += 1
-        table[("pass_fail", "pass" if passed else "fail", cluster)] += 1
+    outcomes, risks = zip(*verdicts, strict=True) if verdicts else ((), ())
+    tallies = {
+        "category": Counter(zip([c.category for c in scored], labels, strict=True)),
+        "severity": Counter(zip([c.severity.value for c in scored], labels, strict=True)),
+        "pass_fail": Counter(
+            zip(["pass" if ok else "fail" for ok in outcomes], labels, strict=True)
+        ),
+    }
+    table = {
+        (kind, label, cluster): count
+        for kind, tally in tallies.items()
+        for (label, cluster), count in tally.items()
+    }
+    values: dict[int, Counter[float]] = {}
+    for (cluster, risk), count in Counter(zip(labels, risks, strict=True)).items():
+        values.setdefault(cluster, Counter())[risk] += count
     # One validation call over plain dicts: three times faster than a model per point.
     points = TypeAdapter(list[ObservabilityPoint]).validate_python(
         [
@@ -245,8 +252,8 @@ def place_cases(
     partial = GeometryPartial(
         n_cases=len(scored),
         excluded_harness_errors=len(cases) - len(scored),
-        risk={cluster: Distribution.of(v) for cluster, v in sorted(values.items())},
-        contingency=dict(table),
+        risk={cluster: Distribution.of_counts(v) for cluster, v in sorted(values.items())},
+        contingency=table,
     )
     return partial, points
 

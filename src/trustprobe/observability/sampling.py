@@ -18,9 +18,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Final
 
-from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_priorities
+from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_draws
 from trustprobe.scoring.models import CaseScore
 
 SAMPLE_SIZE: Final = fit_sample_size()
@@ -37,30 +38,67 @@ def _floor() -> int:
     return STRATUM_FLOOR
 
 
-_Entry = tuple[int, int, Any]
-"""(negated draw, negated position, item): heaps keep the largest entry on top to evict.
+_FIELDS: Final = attrgetter("error", "passed", "risk_score", "probe_id", "sample", "category")
+"""What the sample reads of a case."""
+_POSITION_BITS: Final = 64
+"""A kept case's key is its draw and run position in one integer: ``draw << 64 | position``."""
+_POSITIONS: Final = (1 << _POSITION_BITS) - 1
 
-The item is the case itself, or where to read it again (:meth:`ObservabilitySample.add`)."""
+
+def _at_most(draws: Sequence[int], bound: int) -> list[int]:
+    """Indices of the draws not above ``bound``."""
+    return [at for at, draw in enumerate(draws) if draw <= bound]
 
 
 @dataclass
 class _Smallest:
-    """The ``limit`` entries with the smallest (draw, position) seen so far."""
+    """The ``limit`` cases with the smallest (draw, position) seen so far.
+
+    The heap holds each kept case's negated key (the largest key on top, to evict): one
+    integer compares faster than a tuple. Positions are unique, so keys never tie.
+    """
 
     limit: int
-    heap: list[_Entry] = field(default_factory=list)
+    heap: list[int] = field(default_factory=list)
+    items: dict[int, Any] = field(default_factory=dict)
+    """Each kept case (or where to read it again), by run position."""
 
-    def offer(self, entry: _Entry) -> None:
+    def bound(self) -> int | None:
+        """When full, the largest draw kept: a later case drawing as much or more never enters."""
+        if self.heap and len(self.heap) >= self.limit:
+            return -self.heap[0] >> _POSITION_BITS
+        return None
+
+    def offer(self, key: int, item: Any) -> None:
+        """Keep the case of ``key`` (``draw << 64 | position``) if it is among the smallest."""
         heap = self.heap
         if len(heap) < self.limit:
-            heapq.heappush(heap, entry)
+            heapq.heappush(heap, -key)
+        elif heap and -key > heap[0]:  # a limit of 0 keeps nothing
+            evicted = heapq.heapreplace(heap, -key)
+            del self.items[-evicted & _POSITIONS]
+        else:
             return
-        if not heap:  # a limit of 0 keeps nothing
-            return
-        top = heap[0]
-        # Positions are unique, so the items themselves are never compared.
-        if entry[0] > top[0] or (entry[0] == top[0] and entry[1] > top[1]):
-            heapq.heapreplace(heap, entry)
+        self.items[key & _POSITIONS] = item
+
+    def offer_drawn(
+        self, draws: Sequence[int], indices: Sequence[int], start: int, items: Sequence[Any]
+    ) -> None:
+        """Offer the cases ``items[i]`` for ``i`` in ``indices``, at run positions ``start + i``.
+
+        The bound only falls as cases enter, so a case drawing more than the bound before the
+        first offer would not enter either: it is passed over without being offered.
+        """
+        bound = self.bound()
+        chosen = range(len(indices)) if bound is None else _at_most(draws, bound)
+        for at in chosen:
+            i = indices[at]
+            self.offer(draws[at] << _POSITION_BITS | (start + i), items[i])
+
+    def take(self, other: _Smallest) -> None:
+        """Offer every case ``other`` keeps."""
+        for negated in other.heap:
+            self.offer(-negated, other.items[-negated & _POSITIONS])
 
 
 @dataclass
@@ -95,33 +133,41 @@ class ObservabilitySample:
         With ``places`` (one per case), the sample keeps those, not the cases: a cluster's
         workers send where to read the chosen cases again, which is small.
         """
-        position = self.offered if first is None else first
-        # Made per call, not kept: a sample travels between processes (pickled), hash states
-        # do not.
-        priority = sample_priorities(self.seed)
-        uniform, strata = self._uniform, self._strata
-        for index, case in enumerate(cases):
-            position += 1
-            self.offered += 1
-            if case.error is not None:
-                self.harness_errors += 1
-                continue
-            passed = case.passed
-            if passed is None or case.risk_score is None:
-                passed, _ = case_verdict(case)  # raises: a scored case must carry a verdict
-            self.scored += 1
-            key = -priority(case.probe_id, case.sample)
-            # Once a heap is full most cases draw above its largest kept draw: they are
-            # passed over here, without building the entry (offer would keep none of them).
-            heap = uniform.heap
-            if len(heap) < uniform.limit or (heap and key >= heap[0][0]):
-                uniform.offer((key, -position, case if places is None else places[index]))
-            stratum = strata.get((case.category, passed))
-            if stratum is None:
-                stratum = strata[(case.category, passed)] = _Smallest(self.floor)
-            heap = stratum.heap
-            if len(heap) < stratum.limit or (heap and key >= heap[0][0]):
-                stratum.offer((key, -position, case if places is None else places[index]))
+        cases = list(cases)
+        start = (self.offered if first is None else first) + 1
+        self.offered += len(cases)
+        if not cases:
+            return
+        # Every field read in one pass: cases are large, and each pass over them costs
+        # about as much as the first.
+        rows = map(_FIELDS, cases)
+        errors, passed, risks, probe_ids, samples, categories = zip(*rows, strict=True)
+        scored = [i for i, error in enumerate(errors) if error is None]
+        self.harness_errors += len(cases) - len(scored)
+        unscored = next((i for i in scored if passed[i] is None or risks[i] is None), None)
+        if unscored is not None:
+            case_verdict(cases[unscored])  # raises: a scored case must carry a verdict
+        self.scored += len(scored)
+        if not scored:
+            return
+        items = cases if places is None else places
+        draws = sample_draws(self.seed, [(probe_ids[i], samples[i]) for i in scored])
+        self._uniform.offer_drawn(draws, scored, start, items)
+        strata = [(categories[i], passed[i]) for i in scored]
+        for stratum in dict.fromkeys(strata):
+            if stratum not in self._strata:
+                self._strata[stratum] = _Smallest(self.floor)
+        # A case drawing above every stratum's bound enters none: most are passed over here.
+        bounds = [kept.bound() for kept in self._strata.values()]
+        full = [bound for bound in bounds if bound is not None]
+        loosest = max(full) if len(full) == len(bounds) else None
+        by_stratum: dict[tuple[str, bool], list[int]] = {}
+        for at in range(len(scored)) if loosest is None else _at_most(draws, loosest):
+            by_stratum.setdefault(strata[at], []).append(at)
+        for stratum, members in by_stratum.items():
+            self._strata[stratum].offer_drawn(
+                [draws[at] for at in members], [scored[at] for at in members], start, items
+            )
 
     def merge(self, other: ObservabilitySample) -> None:
         """Take in the sample of another, disjoint partition of the same run (same seed)."""
@@ -130,12 +176,9 @@ class ObservabilitySample:
         self.offered += other.offered
         self.scored += other.scored
         self.harness_errors += other.harness_errors
-        for entry in other._uniform.heap:
-            self._uniform.offer(entry)
-        for key, heap in other._strata.items():
-            mine = self._strata.setdefault(key, _Smallest(self.floor))
-            for entry in heap.heap:
-                mine.offer(entry)
+        self._uniform.take(other._uniform)
+        for stratum, heap in other._strata.items():
+            self._strata.setdefault(stratum, _Smallest(self.floor)).take(heap)
 
     @property
     def sampled(self) -> bool:
@@ -149,6 +192,5 @@ class ObservabilitySample:
         """
         chosen: dict[int, Any] = {}
         for heap in (self._uniform, *self._strata.values()):
-            for _, position, item in heap.heap:
-                chosen[-position] = item
+            chosen.update(heap.items)
         return [chosen[p] for p in sorted(chosen)]

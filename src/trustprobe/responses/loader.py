@@ -5,6 +5,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -75,11 +76,31 @@ class _FirstPlaces:
         if places is None:
             places = self._dense[probe_id] = array("q")
         if sample >= len(places):
-            places.extend(bytes(8 * (max(sample + 1, 2 * len(places)) - len(places))))
+            size = min(max(sample + 1, 2 * len(places)), self._DENSE_LIMIT)
+            places.frombytes(bytes(8 * (size - len(places))))
         first = places[sample]
         if first == 0:
             places[sample] = first = place
         return first
+
+    def repeats(self, responses: Sequence[Response], places: Sequence[int]) -> dict[int, int]:
+        """Record where each response was read (``places``), unless it was read before.
+
+        Returns:
+            The responses read before, by index, each with the place it was first read at.
+        """
+        found: dict[int, int] = {}
+        dense = self._dense
+        for at, response in enumerate(responses):
+            sample = response.sample
+            known = dense.get(response.probe_id)
+            if known is not None and sample < len(known) and not known[sample]:
+                known[sample] = places[at]  # the usual case: a new sample of a known probe
+                continue
+            first = self.setdefault(response.probe_id, sample, places[at])
+            if first != places[at]:
+                found[at] = first
+        return found
 
 
 @dataclass
@@ -112,51 +133,100 @@ def read_responses(
     seen = _FirstPlaces()
     current = ResponseChunk([], [])
     for index, file in enumerate(files):
-        for number, response, repaired in _responses_in(file):
-            if repaired:
-                current.warnings.append(repaired_warning(file.place(number)))
-            place = (index << 40) | number
-            first = seen.setdefault(response.probe_id, response.sample, place)
-            if first != place:
-                where, origin = file.place(number), files[first >> 40]
-                current.warnings.append(
-                    duplicate_warning(
-                        where,
-                        response.probe_id,
-                        response.sample,
-                        origin.place(first & ((1 << 40) - 1)),
-                    )
-                )
+        for numbers, responses, repaired in _batches_in(file):
+            repeats = seen.repeats(responses, [(index << 40) | number for number in numbers])
+            if not repaired and not repeats:
+                # Nothing to warn of: the batch joins the chunks in slices.
+                while responses:
+                    room = max(1, chunk - len(current.responses))
+                    current.responses.extend(responses[:room])
+                    responses = responses[room:]
+                    if len(current.responses) >= chunk:
+                        yield current
+                        current = ResponseChunk([], [])
                 continue
-            current.responses.append(response)
-            if len(current.responses) >= chunk:
-                yield current
-                current = ResponseChunk([], [])
+            for at, (number, response) in enumerate(zip(numbers, responses, strict=True)):
+                if number in repaired:
+                    current.warnings.append(repaired_warning(file.place(number)))
+                first = repeats.get(at)
+                if first is not None:
+                    origin = files[first >> 40].place(first & ((1 << 40) - 1))
+                    current.warnings.append(
+                        duplicate_warning(
+                            file.place(number), response.probe_id, response.sample, origin
+                        )
+                    )
+                    continue
+                current.responses.append(response)
+                if len(current.responses) >= chunk:
+                    yield current
+                    current = ResponseChunk([], [])
     if current.responses or current.warnings:
         yield current
 
 
-def _responses_in(file: RecordFile) -> Iterator[tuple[int, Response, bool]]:
-    """(record number, response, whether its UTF-8 was repaired) of each record of ``file``.
+BATCH_BYTES = 1 << 20
+"""About how many bytes of JSONL lines are validated in one batch."""
+_RECORDS_PER_BATCH = 4096
+"""Records of a Parquet file validated in one batch."""
 
-    A JSONL line is validated straight from its bytes by pydantic's JSON parser, four times
-    faster than decoding it to a dict first; a line that does not validate so (bad JSON, a bad
-    field, invalid UTF-8, a blank line, a lone surrogate escape) takes the general path, which
-    repairs what it may and names the file, line and field of any error, exactly as before.
+
+def _batches_in(file: RecordFile) -> Iterator[tuple[Sequence[int], list[Response], set[int]]]:
+    """A file's records a batch at a time: (numbers, responses, numbers of those repaired).
+
+    The third part holds the records whose invalid UTF-8 was replaced. A batch of JSONL
+    lines is validated straight from its bytes by pydantic's JSON parser, four times faster
+    than decoding each line to a dict first; a batch where a line does not validate so is
+    read again line by line (:func:`_line_response`), which repairs what it may and names
+    the file, line and field of any error.
     """
     if not isinstance(file, JsonlFile):
-        for record in file.records():
-            yield record.number, parse_response(file, record), record.repaired_utf8
+        records = file.records()
+        while batch := list(islice(records, _RECORDS_PER_BATCH)):
+            yield (
+                [record.number for record in batch],
+                [parse_response(file, record) for record in batch],
+                {record.number for record in batch if record.repaired_utf8},
+            )
         return
     validate = Response.model_validate_json
-    for number, offset, raw in file.lines():
+    for first, offset, lines in file.batches(BATCH_BYTES):
         try:
-            yield number, validate(raw), False
+            responses = [validate(raw) for raw in lines]
         except ValidationError:
-            decoded = decode_jsonl_line(raw, file.name, number)
-            if decoded is not None:
-                record = Record(number, offset, offset + len(raw), *decoded)
-                yield number, parse_response(file, record), record.repaired_utf8
+            pass
+        else:
+            yield range(first, first + len(lines)), responses, set()
+            continue
+        numbers, responses, repaired = [], [], set()
+        for number, raw in enumerate(lines, start=first):
+            read = _line_response(file, number, offset, raw)
+            offset += len(raw)
+            if read is not None:
+                numbers.append(number)
+                responses.append(read[0])
+                if read[1]:
+                    repaired.add(number)
+        yield numbers, responses, repaired
+
+
+def _line_response(
+    file: JsonlFile, number: int, offset: int, raw: bytes
+) -> tuple[Response, bool] | None:
+    """The response on one JSONL line and whether its UTF-8 was repaired; None if blank.
+
+    Validated from the bytes first; a line that does not validate so (bad JSON, a bad field,
+    invalid UTF-8, a blank line, a lone surrogate escape) takes the general path, which
+    repairs what it may and names the file, line and field of any error.
+    """
+    try:
+        return Response.model_validate_json(raw), False
+    except ValidationError:
+        decoded = decode_jsonl_line(raw, file.name, number)
+        if decoded is None:
+            return None
+        record = Record(number, offset, offset + len(raw), *decoded)
+        return parse_response(file, record), record.repaired_utf8
 
 
 def load_responses(
