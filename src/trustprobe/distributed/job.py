@@ -22,7 +22,7 @@ from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
 from trustprobe.observability import ObservabilitySample
 from trustprobe.probes import Probe, probe_set_hash
-from trustprobe.reports.stream import CASES, CASES_DEPTH, render_items
+from trustprobe.reports.stream import CASES_DEPTH, join_lines
 from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
@@ -80,10 +80,17 @@ class ScorerPlugin(WorkerPlugin):
 
     def score(self, responses: Sequence[Response]) -> list[CaseScore]:
         """Score responses in order."""
+        scorer, probes = self._scorer(), self.probes
+        return [scorer.score(probes[r.probe_id], r) for r in responses]
+
+    def score_lines(self, responses: Sequence[Response]) -> tuple[list[CaseScore], list[bytes]]:
+        """Score responses in order, with each case's JSON line (:meth:`Scorer.score_lines`)."""
+        return self._scorer().score_lines(self.job.probes, responses)
+
+    def _scorer(self) -> Scorer:
         if self.scorer is None:
             raise RuntimeError("the scorer plugin was not set up on this worker")
-        scorer, probes = self.scorer, self.probes
-        return [scorer.score(probes[r.probe_id], r) for r in responses]
+        return self.scorer
 
 
 def plugin_name(job_digest: str, run: str) -> str:
@@ -142,13 +149,13 @@ def score_block(
         responses, places = read_block(block, drop_lines)
     except InputError as error:
         return BlockResult(block=block, error=LineError.of(error))
-    cases = _plugin(plugin).score(responses)
+    cases, lines = _plugin(plugin).score_lines(responses)
     strata = ObservabilitySample(seed, size=0, floor=floor)
     strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
     sampled = tuple(
         (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
     )
-    text = render_items(CASES, cases, CASES_DEPTH)
+    text = join_lines(lines, CASES_DEPTH)
     name = None
     if spool is not None:
         name = write_block_text(spool, number, text)
