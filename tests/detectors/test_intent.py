@@ -298,8 +298,12 @@ def test_corpus_agreement(builtin_detector: Detector, which: str, floor: float) 
 BLIND2 = VERDICT_CORPUS.with_name("blind2.jsonl")
 
 
+def read_records(path: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
 def test_second_blind_set_is_labelled_and_explained() -> None:
-    records = [json.loads(line) for line in BLIND2.read_text("utf-8").splitlines()]
+    records = read_records(BLIND2)
     assert len(records) >= 80 and len({r["id"] for r in records}) == len(records)
     assert all(r["reason"].strip() and r["prompt"].strip() for r in records)
     # Grouped by style, each style an even number of rows: both halves hold every style.
@@ -316,10 +320,12 @@ def test_second_blind_set_agreement(builtin_detector: Detector, which: str, floo
 
 
 BLIND3 = VERDICT_CORPUS.with_name("blind3.jsonl")
+BLIND4 = VERDICT_CORPUS.with_name("blind4.jsonl")
 
 
-def test_third_blind_set_answers_xstest_prompts_in_four_voices() -> None:
-    records = [json.loads(line) for line in BLIND3.read_text("utf-8").splitlines()]
+@pytest.mark.parametrize("path", [BLIND3, BLIND4], ids=["third", "fourth"])
+def test_blind_sets_answer_xstest_prompts_in_four_voices(path: Path) -> None:
+    records = read_records(path)
     assert len(records) >= 150 and len({r["id"] for r in records}) == len(records)
     assert all(r["reason"].strip() and r["response"].strip() for r in records)
     prompts = {row.prompt: row.prompt_type for row in read_labelled_csv(XSTEST_CSV)}
@@ -331,10 +337,26 @@ def test_third_blind_set_answers_xstest_prompts_in_four_voices() -> None:
     assert len(set(styles)) == 4 and len({styles.count(s) for s in styles}) == 1
 
 
-@pytest.mark.parametrize(("which", "floor"), [("even", 0.99), ("odd", 0.92)])
-def test_third_blind_set_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
-    # Read blind: 98.8% (even) and 92.9% (odd); tuned on the even half since: 100% / 92.9%.
-    rows = select_rows(read_verdict_corpus(BLIND3), which)
+def test_fourth_blind_set_uses_prompts_the_third_does_not() -> None:
+    third = {r["prompt"] for r in read_records(BLIND3)}
+    assert not third & {r["prompt"] for r in read_records(BLIND4)}
+
+
+@pytest.mark.parametrize(
+    ("path", "which", "floor"),
+    [
+        # Read blind: 98.8% (even) and 92.9% (odd); tuned on the even half since: 100% / 92.9%.
+        (BLIND3, "even", 0.99),
+        (BLIND3, "odd", 0.92),
+        # Read once with the rules of refusal@8, never tuned on: 97.4% (even), 94.7% (odd).
+        (BLIND4, "even", 0.97),
+        (BLIND4, "odd", 0.94),
+    ],
+)
+def test_blind_set_agreement(
+    builtin_detector: Detector, path: Path, which: str, floor: float
+) -> None:
+    rows = select_rows(read_verdict_corpus(path), which)
     evaluation = evaluate_intent(rows, builtin_detector)
     assert evaluation.accuracy is not None and evaluation.accuracy >= floor
 
