@@ -403,9 +403,7 @@ def metrics_partial(
     if (
         sum(len(set(taken)) for taken in samples.values()) < len(rows)
         or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
-        or any(
-            None in profile[_PASSED - _CATEGORY : _WEIGHTED - _CATEGORY + 1] for profile in profiles
-        )
+        or any(None in profile[_VERDICT] for profile in profiles)
     ):
         _raise_first_problem(rows, first_index)
 
