@@ -40,7 +40,9 @@ class WeightSet:
     """Why an override was rejected, when one was."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+        # As floats, as a score states them (its models are built from these unvalidated).
+        weights = {Dimension(d): float(w) for d, w in self.weights.items()}
+        object.__setattr__(self, "weights", MappingProxyType(weights))
 
 
 def _read_override(path: Path) -> dict[Dimension, float]:
