@@ -1,9 +1,12 @@
 """Score models built without validation (``unvalidated``) are the ones validation builds."""
 
+import math
+
 import pytest
+from tests.trust.evidence_factory import NOW
 from tests.trust.validated import assert_as_validated
 
-from trustprobe.trust import Dimension, WeightSet
+from trustprobe.trust import Dimension, WeightSet, compute_trust_score
 from trustprobe.trust.score import ScoreInterval, TierMargin, unvalidated
 from trustprobe.trust.tiers import Tier
 
@@ -43,3 +46,14 @@ def test_weights_are_kept_as_floats_of_dimensions() -> None:
     weights = WeightSet({"security": 1, Dimension.ACCURACY: 0})  # type: ignore[dict-item]
     assert list(weights.weights.items()) == [(Dimension.SECURITY, 1.0), (Dimension.ACCURACY, 0.0)]
     assert all(type(w) is float and type(d) is Dimension for d, w in weights.weights.items())
+
+
+def test_a_zero_weight_keeps_its_sign_in_a_line_without_evidence() -> None:
+    base = dict(WeightSet().weights)
+    for zero, text in ((0.0, '"weight":0.0'), (-0.0, '"weight":-0.0')):
+        weights = WeightSet({**base, Dimension.BOND: zero})
+        score = compute_trust_score("agent-z", [], now=NOW, weights=weights)
+        line = score.dimensions[Dimension.BOND]
+        assert math.copysign(1.0, line.weight) == math.copysign(1.0, zero)
+        assert text in line.model_dump_json()
+        assert_as_validated(score)

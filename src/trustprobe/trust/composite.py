@@ -165,43 +165,45 @@ def weighted_composite(
 
 
 @lru_cache(maxsize=256)
-def _uncovered_line(weight: float, sign: float) -> DimensionScore:
-    # The line of a dimension without evidence depends on its weight only (``sign`` keeps
-    # -0.0 apart from 0.0, which compare equal). Scores are frozen models, so one instance
-    # serves every score that has it; scoring many agents at once (an ingestion rescores
-    # hundreds) then validates only the covered lines.
-    return DimensionScore(
-        score=None,
-        raw_score=None,
-        weight=weight,
-        effective_weight=0.0,
-        contribution=None,
-        evidence_count=0,
-        freshest_age_days=None,
-        low_confidence=False,
-        standard_error=None,
-    )
+def _uncovered_lines(
+    weights: tuple[tuple[float, float], ...],
+) -> dict[Dimension, DimensionScore]:
+    # The line of a dimension without evidence depends on its weight only. Scores are frozen
+    # models, so one instance serves every score that has it, and each score starts from a copy
+    # of this dict (a copy of a dict does not hash its keys again, as setting 16 would).
+    return {
+        dimension: DimensionScore(
+            score=None,
+            raw_score=None,
+            weight=weight,
+            effective_weight=0.0,
+            contribution=None,
+            evidence_count=0,
+            freshest_age_days=None,
+            low_confidence=False,
+            standard_error=None,
+        )
+        for dimension, (weight, _) in zip(DIMENSIONS, weights, strict=True)
+    }
 
 
 def _dimension_lines(
-    readings: AgentReadings, weights: Mapping[Dimension, float]
+    readings: AgentReadings, weights: WeightSet
 ) -> dict[Dimension, DimensionScore]:
-    ordered = [weights[d] for d in DIMENSIONS]
+    in_order = weights.in_order
     counts = readings.evidence_count
     total_weight = 0.0
-    for i in range(len(DIMENSIONS)):
-        if counts[i]:
-            total_weight += ordered[i]
-    lines: dict[Dimension, DimensionScore] = {}
-    for i, dimension in enumerate(DIMENSIONS):
-        weight = ordered[i]
-        count = counts[i]
+    for i, count in enumerate(counts):
+        if count:
+            total_weight += in_order[i][0]
+    lines = dict(_uncovered_lines(in_order))
+    for i, count in enumerate(counts):
         if not count:
-            lines[dimension] = _uncovered_line(weight, math.copysign(1.0, weight))
             continue
+        weight = in_order[i][0]
         share = weight / total_weight if total_weight > 0.0 else 0.0
         score = readings.score[i]
-        lines[dimension] = _dimension_score(
+        lines[DIMENSIONS[i]] = _dimension_score(
             score=score,
             raw_score=readings.raw_score[i],
             weight=weight,
@@ -345,7 +347,7 @@ def finalise_score(
             points_above_floor=above_floor, next_tier=next_tier, points_to_next=to_next
         ),
         interval=interval,
-        dimensions=_dimension_lines(readings, weights.weights),
+        dimensions=_dimension_lines(readings, weights),
         coverage=coverage,
         security_gate=_security_gate(
             applied=gate_applied,
