@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from tests.store.databases import BACKENDS, database, run_alembic
+from tests.trust.validated import assert_as_validated
 from trustprobe.store import (
     EvidenceSource,
     TrustStore,
@@ -101,11 +102,17 @@ def random_record(rng: np.random.Generator, number: int, *, now: datetime) -> di
     return record
 
 
+def stored_score_texts(store: TrustStore) -> dict[int, str]:
+    """The score of every transition as stored, by seq."""
+    with store.engine.connect() as connection:
+        return dict(connection.execute(select(TransitionRow.seq, TransitionRow.score)).all())
+
+
 def stored_scores(store: TrustStore) -> dict[int, TrustScore]:
     """The score of every transition, by seq."""
-    with store.engine.connect() as connection:
-        rows = connection.execute(select(TransitionRow.seq, TransitionRow.score))
-        return {seq: TrustScore.model_validate_json(score) for seq, score in rows}
+    return {
+        seq: TrustScore.model_validate_json(text) for seq, text in stored_score_texts(store).items()
+    }
 
 
 def full_recompute(agent_id: str, history: list[Evidence], now: datetime) -> TrustScore:
@@ -135,14 +142,21 @@ def test_ingestion_scores_equal_a_full_recompute_on_random_histories(
         )
         history.extend(records)
         assert result.accepted == size
-        new = {seq: score for seq, score in stored_scores(store).items() if seq not in before}
+        texts = stored_score_texts(store)
+        new = {
+            seq: TrustScore.model_validate_json(texts[seq]) for seq in texts if seq not in before
+        }
         assert sorted(new) == result.transitions
         with store.engine.connect() as connection:
             pks = dict(connection.execute(text("SELECT agent_id, id FROM agents")).all())
             totals, stale = load_totals(connection, list(pks.values()), key=key)
         assert not stale
-        for score in new.values():
-            assert score == full_recompute(score.agent_id, history, now)
+        for seq, score in new.items():
+            reference = full_recompute(score.agent_id, history, now)
+            assert score == reference
+            # The bytes the chain hashes are those of a score whose models were all validated.
+            assert_as_validated(reference)
+            assert texts[seq] == reference.model_dump_json()
             agent_totals = totals[pks[score.agent_id]]
             now_us = epoch_microseconds(now)
             if undecayed(agent_totals, now_us, TrustConfig()):

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from tests.trust.evidence_factory import NOW, eval_score
 from tests.trust.strategies import evidence_lists
+from tests.trust.validated import assert_as_validated
 
 from trustprobe.errors import InputError
 from trustprobe.trust import (
@@ -32,7 +33,10 @@ def per_agent(evidence: list, **kwargs: object) -> dict:
 @given(evidence=evidence_lists(agents=AGENTS, max_size=40))
 def test_batch_equals_per_agent_on_random_evidence(evidence: list) -> None:
     table = EvidenceTable.from_evidence(evidence)
-    assert compute_trust_scores(table, now=NOW) == per_agent(evidence)
+    scores = compute_trust_scores(table, now=NOW)
+    assert scores == per_agent(evidence)
+    for score in scores.values():
+        assert_as_validated(score)
 
 
 def random_evidence(seed: int, agents: int, items: int) -> list:

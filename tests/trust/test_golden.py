@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.trust.validated import assert_as_validated
 
 from trustprobe.trust import (
     EvidenceTable,
@@ -56,4 +57,8 @@ def test_golden_scenario(path: Path, tmp_path: Path) -> None:
 
     # The batch path gives the identical score.
     table = EvidenceTable.from_evidence(evidence, config=config)
-    assert compute_trust_scores(table, now=now, config=config, weights=weights)["agent-g"] == score
+    batch = compute_trust_scores(table, now=now, config=config, weights=weights)["agent-g"]
+    assert batch == score
+    # Both built their models unvalidated: they are the models validation builds.
+    assert_as_validated(score)
+    assert_as_validated(batch)

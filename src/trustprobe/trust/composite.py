@@ -30,6 +30,7 @@ from trustprobe.trust.score import (
     SecurityGate,
     TierMargin,
     TrustScore,
+    unvalidated,
 )
 from trustprobe.trust.sources import score_sources
 from trustprobe.trust.tiers import Tier
@@ -40,6 +41,14 @@ _SECURITY = DIMENSIONS.index(Dimension.SECURITY)
 # Floating-point error in a composite of at most 16 terms on a 0–1000 scale is below 1e-10;
 # a value this close to a half is re-computed exactly before it is rounded.
 _TIE_SLACK: Final = 1e-6
+# A score's models hold values computed here, of their fields' types already (mypy checks the
+# names; the tests check the types): they are built without validating them again.
+_coverage_summary = unvalidated(CoverageSummary)
+_dimension_score = unvalidated(DimensionScore)
+_score_interval = unvalidated(ScoreInterval)
+_security_gate = unvalidated(SecurityGate)
+_tier_margin = unvalidated(TierMargin)
+_trust_score = unvalidated(TrustScore)
 
 
 @dataclass(frozen=True)
@@ -156,43 +165,45 @@ def weighted_composite(
 
 
 @lru_cache(maxsize=256)
-def _uncovered_line(weight: float, sign: float) -> DimensionScore:
-    # The line of a dimension without evidence depends on its weight only (``sign`` keeps
-    # -0.0 apart from 0.0, which compare equal). Scores are frozen models, so one instance
-    # serves every score that has it; scoring many agents at once (an ingestion rescores
-    # hundreds) then validates only the covered lines.
-    return DimensionScore(
-        score=None,
-        raw_score=None,
-        weight=weight,
-        effective_weight=0.0,
-        contribution=None,
-        evidence_count=0,
-        freshest_age_days=None,
-        low_confidence=False,
-        standard_error=None,
-    )
+def _uncovered_lines(
+    weights: tuple[tuple[float, float], ...],
+) -> dict[Dimension, DimensionScore]:
+    # The line of a dimension without evidence depends on its weight only. Scores are frozen
+    # models, so one instance serves every score that has it, and each score starts from a copy
+    # of this dict (a copy of a dict does not hash its keys again, as setting 16 would).
+    return {
+        dimension: DimensionScore(
+            score=None,
+            raw_score=None,
+            weight=weight,
+            effective_weight=0.0,
+            contribution=None,
+            evidence_count=0,
+            freshest_age_days=None,
+            low_confidence=False,
+            standard_error=None,
+        )
+        for dimension, (weight, _) in zip(DIMENSIONS, weights, strict=True)
+    }
 
 
 def _dimension_lines(
-    readings: AgentReadings, weights: Mapping[Dimension, float]
+    readings: AgentReadings, weights: WeightSet
 ) -> dict[Dimension, DimensionScore]:
-    ordered = [weights[d] for d in DIMENSIONS]
+    in_order = weights.in_order
     counts = readings.evidence_count
     total_weight = 0.0
-    for i in range(len(DIMENSIONS)):
-        if counts[i]:
-            total_weight += ordered[i]
-    lines: dict[Dimension, DimensionScore] = {}
-    for i, dimension in enumerate(DIMENSIONS):
-        weight = ordered[i]
-        count = counts[i]
+    for i, count in enumerate(counts):
+        if count:
+            total_weight += in_order[i][0]
+    lines = dict(_uncovered_lines(in_order))
+    for i, count in enumerate(counts):
         if not count:
-            lines[dimension] = _uncovered_line(weight, math.copysign(1.0, weight))
             continue
+        weight = in_order[i][0]
         share = weight / total_weight if total_weight > 0.0 else 0.0
         score = readings.score[i]
-        lines[dimension] = DimensionScore(
+        lines[DIMENSIONS[i]] = _dimension_score(
             score=score,
             raw_score=readings.raw_score[i],
             weight=weight,
@@ -234,7 +245,7 @@ def finalise_score(
     covered_set = set(covered)
     missing_required = [d for d in config.required_dimensions if d not in covered_set]
     meets = not missing_required and len(covered) >= config.min_covered_dimensions
-    coverage = CoverageSummary(
+    coverage = _coverage_summary(
         covered=covered,
         covered_count=len(covered),
         total=len(DIMENSIONS),
@@ -311,7 +322,7 @@ def finalise_score(
         if gate_applied:
             low = min(low, config.security_gate_cap)
             high = min(high, config.security_gate_cap)
-        interval = ScoreInterval(
+        interval = _score_interval(
             low=low, high=high, standard_error=composite_se, z=config.interval_z
         )
 
@@ -326,19 +337,19 @@ def finalise_score(
             assert next_floor is not None
             next_tier, to_next = candidate, max(next_floor - final, 0)
 
-    return TrustScore(
+    return _trust_score(
         agent_id=agent_id,
         as_of=as_of,
         composite=final,
         composite_unrounded=unrounded,
         tier=tier,
-        tier_margin=TierMargin(
+        tier_margin=_tier_margin(
             points_above_floor=above_floor, next_tier=next_tier, points_to_next=to_next
         ),
         interval=interval,
-        dimensions=_dimension_lines(readings, weights.weights),
+        dimensions=_dimension_lines(readings, weights),
         coverage=coverage,
-        security_gate=SecurityGate(
+        security_gate=_security_gate(
             applied=gate_applied,
             threshold=config.security_gate_threshold,
             cap=config.security_gate_cap,
@@ -352,7 +363,7 @@ def finalise_score(
         reasons=reasons,
         evidence_count=evidence_count,
         ignored_future_count=ignored_future_count,
-        sources=sources,
+        sources=list(sources),
     )
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, ParamSpec, TypeVar, cast
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -11,6 +12,59 @@ from trustprobe.trust.tiers import Tier
 
 INTERVAL_METHOD: Literal["agresti-coull"] = "agresti-coull"
 """Name of the uncertainty method (docs/trust.md, "Uncertainty")."""
+
+
+_P = ParamSpec("_P")
+_M = TypeVar("_M", bound=BaseModel)
+_set_attribute = object.__setattr__
+
+
+def unvalidated(model: Callable[_P, _M]) -> Callable[_P, _M]:
+    """``model``'s constructor, by field name, for values already of their fields' exact types.
+
+    It does not check them: a value pydantic would convert (an ``int`` for a ``float`` field, a
+    numpy number) must not be given. For the models the trust engine fills with values it computed
+    itself: validating a score's dozen models again was about a fifth of the CPU of building it
+    (53 against 41 µs an agent, docs/benchmarks.md, "Evidence ingestion"). As with validation,
+    fields left out take their defaults and stay out of ``model_fields_set``, and the fields are
+    kept in the model's order; the tests check that models built so equal their re-validated
+    selves, types and pydantic's state included (tests/trust/validated.py).
+    """
+    cls = cast(type[BaseModel], model)
+    names = tuple(cls.model_fields)
+    defaults = {name: info for name, info in cls.model_fields.items() if not info.is_required()}
+    # Pydantic's state besides the fields and their set, from an instance it built.
+    state = tuple(
+        (key, value)
+        for key, value in cls.model_construct().__getstate__().items()
+        if key not in ("__dict__", "__pydantic_fields_set__")
+    )
+    new = cast(Callable[[type[BaseModel]], _M], cls.__new__)
+    set_attribute = _set_attribute
+
+    def build(*args: _P.args, **given: _P.kwargs) -> _M:
+        if args:
+            raise TypeError(f"{cls.__name__} takes its fields by name")
+        values: dict[str, Any] = given
+        if tuple(given) != names:  # fields left out or given in another order
+            for name in given.keys() - set(names):
+                raise TypeError(f"{cls.__name__} has no field '{name}'")
+            values = {}
+            for name in names:
+                if name in given:
+                    values[name] = given[name]
+                elif name in defaults:
+                    values[name] = defaults[name].get_default(call_default_factory=True)
+                else:
+                    raise TypeError(f"{cls.__name__} needs field '{name}'")
+        instance = new(cls)
+        set_attribute(instance, "__dict__", values)
+        set_attribute(instance, "__pydantic_fields_set__", set(given))
+        for key, value in state:
+            set_attribute(instance, key, value)
+        return instance
+
+    return build
 
 
 class _Frozen(BaseModel):

@@ -8,6 +8,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -16,6 +17,7 @@ from trustprobe.errors import InputError
 from trustprobe.trust.config import TrustConfig
 from trustprobe.trust.dimensions import (
     DIMENSION_WEIGHTS,
+    DIMENSIONS,
     WEIGHT_SUM_TOLERANCE,
     Dimension,
     weight_sum,
@@ -40,7 +42,18 @@ class WeightSet:
     """Why an override was rejected, when one was."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+        # As floats, as a score states them (its models are built from these unvalidated).
+        weights = {Dimension(d): float(w) for d, w in self.weights.items()}
+        object.__setattr__(self, "weights", MappingProxyType(weights))
+
+    @cached_property
+    def in_order(self) -> tuple[tuple[float, float], ...]:
+        """Each dimension's weight and its sign, in :data:`DIMENSIONS` order.
+
+        The sign (``math.copysign(1.0, weight)``) keeps -0.0 apart from 0.0, which compare
+        equal: a key for what the weights determine, as a score's lines without evidence.
+        """
+        return tuple((self.weights[d], math.copysign(1.0, self.weights[d])) for d in DIMENSIONS)
 
 
 def _read_override(path: Path) -> dict[Dimension, float]:
