@@ -22,6 +22,7 @@ from pydantic_core import to_json
 from trustprobe.detectors import Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
+from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
@@ -34,8 +35,6 @@ _MAX_VERDICTS = 64
 _MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
-_new_case = CaseScore.__new__
-_set_attribute = object.__setattr__
 _render_case = CaseScore.__pydantic_serializer__.to_json
 # How a case's floats that are infinite or not a number are written (the model's setting).
 _INF_NAN = CaseScore.model_config.get("ser_json_inf_nan", "null")
@@ -157,7 +156,7 @@ class _ProbePlan:
     """The probe's fields of a case, and placeholders for the rest; every case starts here."""
     verdicts: dict[tuple[Any, ...], _Reached]
     """Verdicts reached so far, by what they depend on (a few shapes of answer recur)."""
-    state: tuple[tuple[str, Any], ...]
+    state: ModelState
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
     fields_set: set[str]
     """Every field's name: each case sets them all (copied for each case)."""
@@ -174,7 +173,7 @@ class _ProbePlan:
         probe: Probe,
         config: ScoringConfig,
         shared: _SharedPass | None,
-        state: dict[str, Any],
+        state: ModelState,
     ) -> _ProbePlan:
         patterns = _all_patterns(probe)
         positions: dict[int, tuple[int, ...]] = {}
@@ -204,7 +203,7 @@ class _ProbePlan:
             terms=terms,
             fields=fields,
             verdicts={},
-            state=tuple(state.items()),
+            state=state,
             fields_set=set(fields),
             requires_calls=bool(probe.required_calls),
         )
@@ -218,12 +217,7 @@ class _ProbePlan:
         docs/benchmarks.md); the tests check that cases equal their re-validated selves,
         pydantic's state included.
         """
-        case = _new_case(CaseScore)
-        _set_attribute(case, "__dict__", fields)
-        _set_attribute(case, "__pydantic_fields_set__", self.fields_set.copy())
-        for name, value in self.state:
-            _set_attribute(case, name, value)
-        return case
+        return assemble(CaseScore, fields, self.fields_set.copy(), self.state)
 
 
 class Scorer:
@@ -422,14 +416,13 @@ def score_case(
     return Scorer(detector, config).score(probe, response)
 
 
-def _case_state() -> dict[str, Any]:
+def _case_state() -> ModelState:
     """Pydantic's state of a :class:`CaseScore` besides its fields and their set.
 
-    Taken from a validated case (through the pickling protocol) rather than written out, so the
-    cases built from it follow whatever pydantic keeps there.
+    Taken from a validated case rather than written out, so the cases built from it follow
+    whatever pydantic keeps there.
     """
-    state = CaseScore.model_validate(_FIELD_TEMPLATE).__getstate__()
-    return {k: v for k, v in state.items() if k not in ("__dict__", "__pydantic_fields_set__")}
+    return model_state(CaseScore.model_validate(_FIELD_TEMPLATE))
 
 
 _FLOAT_OR_NONE = (float, type(None))

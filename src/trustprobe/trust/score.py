@@ -7,6 +7,7 @@ from typing import Any, Literal, ParamSpec, TypeVar, cast
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from trustprobe.formats.typed_models import assemble, model_state
 from trustprobe.trust.dimensions import Dimension
 from trustprobe.trust.tiers import Tier
 
@@ -16,7 +17,6 @@ INTERVAL_METHOD: Literal["agresti-coull"] = "agresti-coull"
 
 _P = ParamSpec("_P")
 _M = TypeVar("_M", bound=BaseModel)
-_set_attribute = object.__setattr__
 
 
 def unvalidated(model: Callable[_P, _M]) -> Callable[_P, _M]:
@@ -30,17 +30,10 @@ def unvalidated(model: Callable[_P, _M]) -> Callable[_P, _M]:
     kept in the model's order; the tests check that models built so equal their re-validated
     selves, types and pydantic's state included (tests/trust/validated.py).
     """
-    cls = cast(type[BaseModel], model)
+    cls = cast(type[_M], model)
     names = tuple(cls.model_fields)
     defaults = {name: info for name, info in cls.model_fields.items() if not info.is_required()}
-    # Pydantic's state besides the fields and their set, from an instance it built.
-    state = tuple(
-        (key, value)
-        for key, value in cls.model_construct().__getstate__().items()
-        if key not in ("__dict__", "__pydantic_fields_set__")
-    )
-    new = cast(Callable[[type[BaseModel]], _M], cls.__new__)
-    set_attribute = _set_attribute
+    state = model_state(cls.model_construct())
 
     def build(*args: _P.args, **given: _P.kwargs) -> _M:
         if args:
@@ -57,12 +50,7 @@ def unvalidated(model: Callable[_P, _M]) -> Callable[_P, _M]:
                     values[name] = defaults[name].get_default(call_default_factory=True)
                 else:
                     raise TypeError(f"{cls.__name__} needs field '{name}'")
-        instance = new(cls)
-        set_attribute(instance, "__dict__", values)
-        set_attribute(instance, "__pydantic_fields_set__", set(given))
-        for key, value in state:
-            set_attribute(instance, key, value)
-        return instance
+        return assemble(cls, values, set(given), state)
 
     return build
 
