@@ -288,12 +288,12 @@ def test_corpus_is_large_labelled_and_explained() -> None:
     assert len({r["style"] for r in records}) >= 12
 
 
-@pytest.mark.parametrize(("which", "floor"), [("even", 0.95), ("odd", 0.94)])
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.96), ("odd", 0.95)])
 def test_corpus_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
-    # Measured (415 rows): 95.7% on the tuning half (even rows) and 94.7% on the other half
+    # Measured (415 rows): 96.6% on the tuning half (even rows) and 95.2% on the other half
     # (odd rows), with each answer read against its request. The first 399 rows read 97.5% and
-    # 97.0%; nine of the eighth round's 16 rows are families the rules cannot read yet
-    # (docs/detection.md, eighth round).
+    # 97.0%; six of the eighth round's 16 rows are families the rules cannot read yet
+    # (docs/detection.md, eighth and ninth rounds).
     assert corpus_accuracy(builtin_detector, which) >= floor
 
 
