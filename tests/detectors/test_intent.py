@@ -295,10 +295,10 @@ def test_corpus_is_large_labelled_and_explained() -> None:
 def test_corpus_agreement(
     builtin_detector: Detector, which: str, first: int | None, floor: float
 ) -> None:
-    # Measured (437 rows, refusal@10): 96.8% on the tuning half (even rows) and 94.5% on the
+    # Measured (437 rows, refusal@10): 96.3% on the tuning half (even rows) and 94.95% on the
     # other half (odd rows), with each answer read against its request. The first 415 rows (the
-    # ninth round's corpus) read 96.6% and 95.2% as before; of the tenth round's 22 rows, the two
-    # still misread are on the held-back half (docs/detection.md, tenth round).
+    # ninth round's corpus) read 96.6% and 95.2% as before; the tenth round's 22 rows read 20 (10 on each half)
+    # (docs/detection.md, tenth round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
 
