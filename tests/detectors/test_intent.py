@@ -297,8 +297,8 @@ def test_corpus_agreement(
 ) -> None:
     # Measured (437 rows, refusal@10): 96.3% on the tuning half (even rows) and 94.95% on the
     # other half (odd rows), with each answer read against its request. The first 415 rows (the
-    # ninth round's corpus) read 96.6% and 95.2% as before; the tenth round's 22 rows read 20 (10 on each half)
-    # (docs/detection.md, tenth round).
+    # ninth round's corpus) read 96.6% and 95.2% as before; the tenth round's 22 rows read 20,
+    # 10 on each half (docs/detection.md, tenth round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
 
