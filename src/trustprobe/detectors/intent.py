@@ -553,6 +553,7 @@ REDIRECTING_CUES = frozenset(
         "boundary.refusal.no_access",
         "boundary.refusal.not_released",
         "boundary.refusal.redirect_to_help",
+        "boundary.refusal.refers_to_people",
         "boundary.refusal.points_elsewhere",
         "boundary.refusal.names_the_harm",
     }
