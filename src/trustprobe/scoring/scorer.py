@@ -136,7 +136,7 @@ class _Reached:
     """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case without calls was rendered: its JSON line from after the sample's value to
-    the probe's texts, and from after them to ``response`` (see :func:`_plain_line`)."""
+    the probe's texts, and from after them to ``response`` (see :func:`_plain_parts`)."""
 
 
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
@@ -162,7 +162,9 @@ class _ProbePlan:
     state: ModelState
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
     fields_set: set[str]
-    """Every field's name: each case sets them all (copied for each case)."""
+    """Every field's name: each case sets them all. The plan's cases share this set (copying
+    it cost more than assembling the case): pydantic only ever adds to a model's set the name
+    of a field assigned, which is in it already, and copies it with the model."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
     line_parts: tuple[bytes, bytes, bytes] | None = None
@@ -220,7 +222,7 @@ class _ProbePlan:
         docs/benchmarks.md); the tests check that cases equal their re-validated selves,
         pydantic's state included.
         """
-        return assemble(CaseScore, fields, self.fields_set.copy(), self.state)
+        return assemble(CaseScore, fields, self.fields_set, self.state)
 
 
 class Scorer:
@@ -284,16 +286,12 @@ class Scorer:
 
     def score(self, probe: Probe, response: Response) -> CaseScore:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
-        return self._score(probe, response, None)
-
-    def _score(self, probe: Probe, response: Response, lines: list[bytes] | None) -> CaseScore:
-        """:meth:`score`, appending the case's compact JSON line to ``lines`` if given."""
         plan = self._plan(probe)
         text = response.response
         if text is None or response.error is not None:
-            return self._judged(plan, response, None, lines)
+            return self._judged(plan, response, None, None, None)
         data = encode_text(text)
-        return self._judged(plan, response, (text, data, *self._match(plan, data)), lines)
+        return self._judged(plan, response, (text, data, *self._match(plan, data)), None, None)
 
     def _plan(self, probe: Probe) -> _ProbePlan:
         """The probe's plan, made on first sight of the probe."""
@@ -355,13 +353,18 @@ class Scorer:
         response: Response,
         matched: _Matched | None,
         lines: list[bytes] | None,
+        separator: bytes | None,
     ) -> CaseScore:
-        """The case of ``response`` given what its text matched (``None``: no text to judge)."""
+        """The case of ``response`` given what its text matched (``None``: no text to judge).
+
+        With ``lines``, its compact JSON line is appended to them: whole, or, with a
+        ``separator``, the separator and then the line in parts (see :meth:`score_text`).
+        """
         probe = plan.probe
         if matched is None:
             case = _error_case(plan, response)
             if lines is not None:
-                lines.append(_render_case(case))
+                _append_whole(lines, separator, case)
             return case
         text, data, found, hits = matched
         # A request that should be declined is read with the answer (refuting it declines it).
@@ -414,12 +417,17 @@ class Scorer:
             fields["flagged_calls"] = []
             case = plan.case(fields)
             if lines is not None:
-                lines.append(_plain_line(plan, reached, case, sample, own))
+                parts = _plain_parts(plan, reached, case, sample, own)
+                if separator is None:
+                    lines.append(b"".join(parts))
+                else:
+                    lines.append(separator)
+                    lines += parts
             return case
         _add_calls(fields, response, calls)
         case = plan.case(fields)
         if lines is not None:
-            lines.append(_render_case(case))
+            _append_whole(lines, separator, case)
         return case
 
     def _token(self, reading: object) -> object:
@@ -440,10 +448,14 @@ class Scorer:
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
-        return self._score_many(probes, responses, None)
+        return self._score_many(probes, responses, None, None)
 
     def _score_many(
-        self, probes: Sequence[Probe], responses: Iterable[Response], lines: list[bytes] | None
+        self,
+        probes: Sequence[Probe],
+        responses: Iterable[Response],
+        lines: list[bytes] | None,
+        separator: bytes | None,
     ) -> list[CaseScore]:
         """Score responses in order, matching them all first (see :meth:`_match_all`)."""
         by_id = {p.id: p for p in probes}
@@ -452,7 +464,7 @@ class Scorer:
         plans = [plan(by_id[r.probe_id]) for r in responses]
         judged = self._judged
         return [
-            judged(plan, response, matched, lines)
+            judged(plan, response, matched, lines, separator)
             for plan, response, matched in zip(
                 plans, responses, self._match_all(plans, responses), strict=True
             )
@@ -468,8 +480,29 @@ class Scorer:
         whole case (docs/benchmarks.md, "End to end").
         """
         lines: list[bytes] = []
-        cases = self._score_many(probes, responses, lines)
+        cases = self._score_many(probes, responses, lines, None)
         return cases, lines
+
+    def score_text(
+        self,
+        probes: Sequence[Probe],
+        responses: Iterable[Response],
+        separator: bytes,
+        prefix: bytes = b"",
+    ) -> tuple[list[CaseScore], bytes]:
+        """:meth:`score_all`, with the cases' JSON lines joined into one text.
+
+        The text is ``prefix``, then the lines (those of :meth:`score_lines`) with
+        ``separator`` between them; empty for no cases. It is made in one join of the lines'
+        parts, without making each line first: a line is copied once, not twice
+        (docs/benchmarks.md, "End to end").
+        """
+        parts: list[bytes] = []
+        cases = self._score_many(probes, responses, parts, separator)
+        if not parts:
+            return cases, b""
+        parts[0] = prefix  # the first separator
+        return cases, b"".join(parts)
 
 
 def score_case(
@@ -492,10 +525,17 @@ _FLOAT_OR_NONE = (float, type(None))
 _INT_OR_NONE = (int, type(None))
 
 
-def _plain_line(
+def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) -> None:
+    """Append the JSON line of ``case``, rendered whole, after ``separator`` if given."""
+    if separator is not None:
+        lines.append(separator)
+    lines.append(_render_case(case))
+
+
+def _plain_parts(
     plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
-) -> bytes:
-    """The JSON line of ``case``, one without calls: its verdict's text with its own values in.
+) -> tuple[bytes, ...]:
+    """The JSON line of ``case`` (one without calls) in parts: its verdict's text, its values in.
 
     The line is the probe's part up to the sample, the sample, the verdict's part up to the
     probe's texts, the probe's texts, the verdict's part up to ``response``, the case's own
@@ -510,7 +550,7 @@ def _plain_line(
         and type(own["input_tokens"]) in _INT_OR_NONE
         and type(own["output_tokens"]) in _INT_OR_NONE
     ):
-        return _render_case(case)
+        return (_render_case(case),)
     values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
     probe_parts, verdict_parts = plan.line_parts, reached.line_parts
     if probe_parts is None or verdict_parts is None:
@@ -528,10 +568,10 @@ def _plain_line(
         if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
             raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
         reached.line_parts = (line[start:at], line[at + len(texts) : end])
-        return line
+        return (line,)
     head, texts, tail = probe_parts
     before, after = verdict_parts
-    return b"".join((head, b"%d" % sample, before, texts, after, values, tail))
+    return (head, b"%d" % sample, before, texts, after, values, tail)
 
 
 def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
