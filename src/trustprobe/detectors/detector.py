@@ -236,6 +236,18 @@ class Detector:
     ) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.
 
+        See :meth:`read_parts`, which gives the same as a plain tuple.
+        """
+        return Analysis(*self.read_parts(data, category, found, request))
+
+    def read_parts(
+        self, data: bytes, category: str, found: Sequence[int], request: str | None = None
+    ) -> tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading]:
+        """:meth:`read`'s analysis as a tuple: safe and unsafe rules, refusal, intent.
+
+        For a caller that needs the analysis itself only now and then: building the dataclass
+        costs a tenth of reading an answer.
+
         ``request`` is the message the answer replies to (the probe's input), if known.
 
         ``found`` are the indices into :attr:`patterns` that occur in ``data``, ascending, as
@@ -246,7 +258,7 @@ class Detector:
         asked = self._requests.read(request, category)
         if not found:
             reading = self._intent.read(data, NOT_REFUSED, (), (), (), asked)
-            return Analysis((), (), NOT_REFUSED, reading)
+            return (), (), NOT_REFUSED, reading
         key = (tuple(found), category)
         split = self._split.get(key)
         if split is None:
@@ -258,7 +270,7 @@ class Detector:
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
-        return Analysis(safe, unsafe, refusal, intent)
+        return safe, unsafe, refusal, intent
 
     def _split_found(self, found: Sequence[int], category: str) -> _Split:
         """What :meth:`read` takes from ``found`` for ``category``, before reading the text."""

@@ -19,7 +19,7 @@ from typing import Any, get_args
 
 from pydantic_core import to_json
 
-from trustprobe.detectors import Detector, PatternSet
+from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
@@ -369,8 +369,9 @@ class Scorer:
         text, data, found, hits = matched
         # A request that should be declined is read with the answer (refuting it declines it).
         request = probe.input if plan.terms.refuse else None
-        analysis = self._detector.read(data, probe.category, found, request)
-        refusal = analysis.refusal
+        safe, unsafe, refusal, intent = self._detector.read_parts(
+            data, probe.category, found, request
+        )
         tool_calls = response.tool_calls
         calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
@@ -379,7 +380,6 @@ class Scorer:
         # hashing a dataclass runs Python code. The calls are part of the key because
         # explanations name them.
         tokens = self._tokens
-        intent = analysis.intent
         key = (
             tuple(found[: bisect_left(found, self._rule_count)]),
             None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
@@ -389,6 +389,7 @@ class Scorer:
         )
         reached = plan.verdicts.get(key)
         if reached is None:
+            analysis = Analysis(safe, unsafe, refusal, intent)
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
             reached = _Reached(verdict, plan.fields | verdict.fields)
             if len(plan.verdicts) < _MAX_VERDICTS:
