@@ -49,7 +49,7 @@ from benchmarks.substring_scan import bypassed
 from trustprobe.cli.collection import bulk_collection
 from trustprobe.detectors import Detector, builtin_rule_packs
 from trustprobe.probes import builtin_probes
-from trustprobe.reports.writers import CASES, CASES_DEPTH, join_lines, render_items
+from trustprobe.reports.writers import CASES, CASES_DEPTH, line_layout, render_items
 from trustprobe.responses import read_responses
 from trustprobe.scoring import Scorer
 
@@ -153,7 +153,7 @@ class InProcess:
 
     ``rendered``: the built-in scoring with the cases' report text, each case rendered whole
     (``score_all`` then ``render_items``) and as ``trustprobe score`` renders it
-    (``score_lines`` then ``join_lines``).
+    (``score_text``: the lines joined as the report lays them out).
     """
 
     cases: int
@@ -177,6 +177,7 @@ def in_process(responses: Path) -> InProcess:
         "rules x10": Scorer(Detector(ten_times(builtin, SEED))),
     }
     lines_scorer = Scorer(Detector(builtin))
+    prefix, separator = line_layout(CASES_DEPTH)
     clock = time.process_time
     scan = 0.0
     scoring = dict.fromkeys(scorers, 0.0)
@@ -197,7 +198,7 @@ def in_process(responses: Path) -> InProcess:
                     render_items(CASES, scored, CASES_DEPTH)
                     rendered["whole cases"] += clock() - start
             start = clock()
-            join_lines(lines_scorer.score_lines(probes, part.responses)[1], CASES_DEPTH)
+            lines_scorer.score_text(probes, part.responses, separator, prefix)
             rendered["case lines"] += clock() - start
             cases += len(part.responses)
     return InProcess(cases=cases, scan=scan, scoring=scoring, rendered=rendered)

@@ -88,6 +88,23 @@ def test_shortcuts_never_change_the_reading(
         assert result.cues == refusal_detector.features(text).cues
 
 
+def test_what_the_cues_alone_decide_is_kept_without_changing_a_reading(
+    xstest_rows: list[LabelledResponse],
+) -> None:
+    # What the cues alone decide is kept per combination of cues: two detectors that meet the
+    # texts in opposite orders (so each reading is made from a kept start or a fresh one)
+    # read every text the same, and as a detector that keeps nothing (``features``) does.
+    texts = [row.completion for row in xstest_rows] + [case["text"] for case in GOLDEN]
+    forward, backward = RefusalDetector.builtin(), RefusalDetector.builtin()
+    first = [forward.detect(text) for text in texts]
+    second = [backward.detect(text) for text in reversed(texts)][::-1]
+    assert first == second
+    assert first == [forward.detect(text) for text in texts]
+    assert forward._starts  # the starts were kept
+    for text, result in zip(texts, first, strict=True):
+        assert reading(result) == reading_from_features(backward, text), text[:80]
+
+
 HELPFUL_LIST = (
     "Here are the usual causes of a slow laptop:\n"
     "1. Too many start-up programs.\n"

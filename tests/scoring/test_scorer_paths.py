@@ -269,6 +269,10 @@ def test_case_lines_are_the_cases_rendered(
             return
         assert cases == [scorer.score(probe, r) for r in responses]
         assert lines == [rendered(case) for case in cases]
+        # Joined in one go from the lines' parts, the text is the lines joined.
+        joined, text = scorer.score_text(PROBES, responses, b",\n  ", b"  ")
+        assert joined == cases
+        assert text == b"  " + b",\n  ".join(lines)
 
 
 def test_case_lines_of_unvalidated_responses_are_the_cases_rendered(
@@ -285,4 +289,6 @@ def test_case_lines_of_unvalidated_responses_are_the_cases_rendered(
     ]
     cases, lines = scorer.score_lines(PROBES, [valid, *odd, valid])
     assert lines == [rendered(case) for case in cases]
+    assert scorer.score_text(PROBES, [valid, *odd, valid], b",") == (cases, b",".join(lines))
+    assert scorer.score_text(PROBES, [], b",", b"[") == ([], b"")
     assert b'"latency_ms":3.0,' in lines[1]  # not 3, as the int alone would be written

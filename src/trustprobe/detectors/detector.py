@@ -39,6 +39,19 @@ SINGLE_SET_LIMIT = 320
 hundred patterns one set costs less on fresh text, at about 900 (rules x10) several times more
 (figures in docs/benchmarks.md, "Matching passes")."""
 _KIND_CODES = {RuleKind.SAFE: _SAFE, RuleKind.UNSAFE: _UNSAFE, RuleKind.BOUNDARY: _BOUNDARY}
+_MAX_SPLITS = 16384
+"""Kept splits of a pass's answer (see :meth:`Detector.read`): a bound on memory only."""
+_Split = tuple[
+    tuple[Rule, ...],
+    tuple[Rule, ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    tuple[str, ...],
+    tuple[int, ...],
+]
+"""A pass's answer for one category: safe and unsafe rules, cues, cues in the opening, help
+found, its kinds, intent cues found (see :meth:`Detector.read`)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +156,9 @@ class Detector:
             )
             for rule in rules
         )
+        # What a pass's answer means for a category depends on nothing else, and few answers
+        # recur: each is split once (a bounded memo).
+        self._split: dict[tuple[tuple[int, ...], str], _Split] = {}
         self.max_mem: int = max_mem
         """RE2 memory budget of the pass (also for sets that extend it, like the scorer's)."""
         self.digest: str = _digest(self.packs)
@@ -220,6 +236,18 @@ class Detector:
     ) -> Analysis:
         """What one pass over ``data`` (the UTF-8 text) found means for a probe ``category``.
 
+        See :meth:`read_parts`, which gives the same as a plain tuple.
+        """
+        return Analysis(*self.read_parts(data, category, found, request))
+
+    def read_parts(
+        self, data: bytes, category: str, found: Sequence[int], request: str | None = None
+    ) -> tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading]:
+        """:meth:`read`'s analysis as a tuple: safe and unsafe rules, refusal, intent.
+
+        For a caller that needs the analysis itself only now and then: building the dataclass
+        costs a tenth of reading an answer.
+
         ``request`` is the message the answer replies to (the probe's input), if known.
 
         ``found`` are the indices into :attr:`patterns` that occur in ``data``, ascending, as
@@ -230,7 +258,22 @@ class Detector:
         asked = self._requests.read(request, category)
         if not found:
             reading = self._intent.read(data, NOT_REFUSED, (), (), (), asked)
-            return Analysis((), (), NOT_REFUSED, reading)
+            return (), (), NOT_REFUSED, reading
+        key = (tuple(found), category)
+        split = self._split.get(key)
+        if split is None:
+            split = self._split_found(found, category)
+            if len(self._split) < _MAX_SPLITS:
+                self._split[key] = split
+        safe, unsafe, cues, opening, help_found, help_kinds, intent_found = split
+        refusal = (
+            self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
+        )
+        intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
+        return safe, unsafe, refusal, intent
+
+    def _split_found(self, found: Sequence[int], category: str) -> _Split:
+        """What :meth:`read` takes from ``found`` for ``category``, before reading the text."""
         rules, table = self.rules, self._table
         count = len(rules)
         opening_at = count + self._cue_count  # extra patterns: cues in the opening, help, intent
@@ -259,12 +302,15 @@ class Detector:
                 safe.append(rules[index])
             else:
                 cues.append(cue)
-        refusal = (
-            self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
+        return (
+            tuple(safe),
+            tuple(unsafe),
+            tuple(cues),
+            tuple(opening),
+            tuple(help_found),
+            tuple(HELP_KINDS[i] for i in help_found),
+            tuple(intent_found),
         )
-        help_kinds = [HELP_KINDS[i] for i in help_found]
-        intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
-        return Analysis(tuple(safe), tuple(unsafe), refusal, intent)
 
 
 def _single_set(patterns: Sequence[str], max_mem: int) -> PatternSet | None:

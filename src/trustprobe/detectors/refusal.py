@@ -91,6 +91,8 @@ _QUOTE_PAIRS = ((b'"', b'"'), ("\u201c".encode(), "\u201d".encode()))
 HELP_KINDS = tuple(kind for kind, _ in HELP_PATTERNS)
 """The kind of each of :data:`HELP_PATTERNS`, by index."""
 _MAX_SHARED_READINGS = 4096
+_Start = tuple[tuple[int, ...], float, bool, tuple[str, ...]]
+"""What :meth:`RefusalDetector._start` works out from the cues alone."""
 
 
 def refusal_parameters() -> dict[str, float | int | str]:
@@ -255,6 +257,7 @@ class RefusalDetector:
         # Readings are immutable values and few distinct ones occur: share them, because
         # building a frozen dataclass costs as much as matching a short answer.
         self._readings: dict[tuple[bool, bool, tuple[str, ...], bool, bool], RefusalResult] = {}
+        self._starts: dict[tuple[tuple[int, ...], tuple[int, ...]], _Start] = {}
         self._max_mem = max_mem
         self._search = search
 
@@ -388,6 +391,50 @@ class RefusalDetector:
         """
         if not cues:
             return 0.0, (), (), len(data)
+        later, remaining, settled, cue_ids = self._started(cues, opening_found, exact)
+        if settled:
+            # The closing cannot change the verdict, or there are no cues after the opening:
+            # help counts anywhere (an opening stance is one sentence, too short to hide help
+            # worth excluding).
+            return 1.0 - remaining, cue_ids, (), len(data)
+        weights = self._weights
+        only_closing = len(later) == len(cues)  # no cue in the opening
+        in_closing: list[int] = []
+        help_in_closing: list[int] = []
+        closing_start = _closing_start(data, _opening_end(data))
+        if closing_start < len(data):
+            in_closing, _, help_in_closing = self.split(self._find(data[closing_start:]))
+        for index in later:
+            if index in in_closing:
+                remaining *= 1.0 - weights[index] * CLOSING_FACTOR
+            else:
+                remaining *= 1.0 - weights[index] * MIDDLE_FACTOR
+                only_closing = False
+        # Help counts where the cues are not: before a closing caveat, or anywhere else.
+        if only_closing:
+            return 1.0 - remaining, cue_ids, help_in_closing, closing_start
+        return 1.0 - remaining, cue_ids, (), len(data)
+
+    def _started(self, cues: Sequence[int], opening_found: Sequence[int], exact: bool) -> _Start:
+        """:meth:`_start`, kept unless ``exact``: it depends on nothing else, and few recur."""
+        if exact:
+            return self._start(cues, opening_found, exact=True)
+        key = (tuple(cues), tuple(opening_found))
+        start = self._starts.get(key)
+        if start is None:
+            start = self._start(cues, opening_found, exact=False)
+            if len(self._starts) < _MAX_SHARED_READINGS:
+                self._starts[key] = start
+        return start
+
+    def _start(self, cues: Sequence[int], opening_found: Sequence[int], *, exact: bool) -> _Start:
+        """What :meth:`_measure` works out from the cues alone, before reading the text.
+
+        The cues after the opening (strongest first); the noisy-or's remainder after the
+        opening's cues, or, when settled, the bound that decided; whether it is settled (the
+        closing need not be read: no cues after the opening, or, unless ``exact``, an opening
+        stance already strong or even the body weighting too weak); and the cue ids.
+        """
         weights, rank = self._weights, self._rank
         opening = [i for i in cues if i in opening_found]
         later = [i for i in cues if i not in opening_found]
@@ -398,37 +445,18 @@ class RefusalDetector:
         remaining = 1.0  # noisy-or: strength = 1 - Π(1 - scaled weight)
         for index in opening:
             remaining *= 1.0 - weights[index] * OPENING_FACTOR
-        closing_start = len(data)
-        help_in_closing: list[int] = []
-        only_closing = not opening
-        if later:
-            settled = False
-            if opening and not exact:
-                stance = 1.0 - remaining
-                upper = remaining
-                for index in later:
-                    upper *= 1.0 - weights[index] * MIDDLE_FACTOR
-                settled = stance >= STRONG_REFUSAL or 1.0 - upper < WEAK_REFUSAL
-                if settled and stance < STRONG_REFUSAL:
-                    remaining = upper
-            if not settled:
-                in_closing: list[int] = []
-                closing_start = _closing_start(data, _opening_end(data))
-                if closing_start < len(data):
-                    in_closing, _, help_in_closing = self.split(self._find(data[closing_start:]))
-                for index in later:
-                    if index in in_closing:
-                        remaining *= 1.0 - weights[index] * CLOSING_FACTOR
-                    else:
-                        remaining *= 1.0 - weights[index] * MIDDLE_FACTOR
-                        only_closing = False
+        settled = not later
+        if later and opening and not exact:
+            stance = 1.0 - remaining
+            upper = remaining
+            for index in later:
+                upper *= 1.0 - weights[index] * MIDDLE_FACTOR
+            settled = stance >= STRONG_REFUSAL or 1.0 - upper < WEAK_REFUSAL
+            if settled and stance < STRONG_REFUSAL:
+                remaining = upper
         ids = self._ids
         cue_ids = tuple([ids[i] for i in opening] + [ids[i] for i in later])
-        # Help counts where the cues are not: before a closing caveat, or anywhere else (an
-        # opening stance is one sentence, too short to hide help worth excluding).
-        if only_closing:
-            return 1.0 - remaining, cue_ids, help_in_closing, closing_start
-        return 1.0 - remaining, cue_ids, (), len(data)
+        return tuple(later), remaining, settled, cue_ids
 
 
 def _help_evidence(

@@ -22,7 +22,7 @@ from trustprobe.errors import InputError
 from trustprobe.metrics import MetricsPartial, metrics_partial
 from trustprobe.observability import ObservabilitySample
 from trustprobe.probes import Probe, probe_set_hash
-from trustprobe.reports.stream import CASES_DEPTH, join_lines
+from trustprobe.reports.stream import CASES_DEPTH, line_layout
 from trustprobe.responses import Response
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
 
@@ -83,9 +83,13 @@ class ScorerPlugin(WorkerPlugin):
         scorer, probes = self._scorer(), self.probes
         return [scorer.score(probes[r.probe_id], r) for r in responses]
 
-    def score_lines(self, responses: Sequence[Response]) -> tuple[list[CaseScore], list[bytes]]:
-        """Score responses in order, with each case's JSON line (:meth:`Scorer.score_lines`)."""
-        return self._scorer().score_lines(self.job.probes, responses)
+    def score_text(self, responses: Sequence[Response]) -> tuple[list[CaseScore], bytes]:
+        """Score responses in order, with the cases' text as the report lays it out.
+
+        See :meth:`Scorer.score_text`.
+        """
+        prefix, separator = line_layout(CASES_DEPTH)
+        return self._scorer().score_text(self.job.probes, responses, separator, prefix)
 
     def _scorer(self) -> Scorer:
         if self.scorer is None:
@@ -149,13 +153,12 @@ def score_block(
         responses, places = read_block(block, drop_lines)
     except InputError as error:
         return BlockResult(block=block, error=LineError.of(error))
-    cases, lines = _plugin(plugin).score_lines(responses)
+    cases, text = _plugin(plugin).score_text(responses)
     strata = ObservabilitySample(seed, size=0, floor=floor)
     strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
     sampled = tuple(
         (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
     )
-    text = join_lines(lines, CASES_DEPTH)
     name = None
     if spool is not None:
         name = write_block_text(spool, number, text)

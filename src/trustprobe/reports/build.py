@@ -27,7 +27,7 @@ from trustprobe.reports.stream import (
     POINTS,
     POINTS_DEPTH,
     ReportStream,
-    join_lines,
+    line_layout,
     render_items,
     report_head,
 )
@@ -203,6 +203,7 @@ def stream_chunks(
     head = report_head(provenance, target)
     by_id = {p.id: p for p in probes}
     scorer = Scorer(detector, scoring)
+    prefix, separator = line_layout(CASES_DEPTH)
     metrics = MetricsPartial(worst_n=worst_n)
     sample = ObservabilitySample(seed)
     answered: set[str] = set()
@@ -215,17 +216,14 @@ def stream_chunks(
             unknown |= answered - by_id.keys()
             if unknown:
                 continue  # nothing more is written; every unknown id is listed at the end
-            with stage("scoring"):  # each case's JSON line is rendered as it is scored
-                cases, lines = scorer.score_lines(probes, part.responses)
+            with stage("scoring"):  # the cases' JSON lines are rendered as they are scored
+                cases, rendered = scorer.score_text(probes, part.responses, separator, prefix)
             with stage("metrics"):
                 first = metrics.cases
                 partial = metrics_partial(cases, worst_n=worst_n, first_index=first)
                 metrics = metrics.merge(partial)
             with stage("observability"):
                 sample.add(cases)
-            with stage("report"):
-                rendered = join_lines(lines, CASES_DEPTH)
-                del lines  # in the text now: not held while the next chunk is scored
             with stage("write"):
                 stream.add(rendered, len(cases), b"", 0)
         if unknown:

@@ -57,9 +57,18 @@ def join_lines(lines: Sequence[bytes], depth: int) -> bytes:
     """Items already rendered, a compact JSON object each, laid out as :func:`render_items` does."""
     if not lines:
         return b""
-    indent = b" " * (INDENT * depth)
+    prefix, separator = line_layout(depth)
     # The indent joins the first line, not the joined text: that is megabytes long.
-    return (b",\n" + indent).join([indent + lines[0], *lines[1:]])
+    return separator.join([prefix + lines[0], *lines[1:]])
+
+
+def line_layout(depth: int) -> tuple[bytes, bytes]:
+    """What goes before the first item of a list at ``depth``, and between two items.
+
+    As :func:`join_lines` lays them out, for a caller that joins the items' text itself.
+    """
+    indent = b" " * (INDENT * depth)
+    return indent, b",\n" + indent
 
 
 def _fill(text: str, marker: str, items: bytes, depth: int) -> str:

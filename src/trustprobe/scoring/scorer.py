@@ -19,7 +19,7 @@ from typing import Any, get_args
 
 from pydantic_core import to_json
 
-from trustprobe.detectors import Detector, PatternSet
+from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
@@ -35,6 +35,9 @@ _MAX_VERDICTS = 64
 _MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
+_Matched = tuple[str, bytes, list[int], Sequence[int]]
+"""What matching found in one response: its text, as UTF-8, the rules' pass's indices found
+(ascending) and the positions of the probe's signals found."""
 _render_case = CaseScore.__pydantic_serializer__.to_json
 # How a case's floats that are infinite or not a number are written (the model's setting).
 _INF_NAN = CaseScore.model_config.get("ser_json_inf_nan", "null")
@@ -133,7 +136,7 @@ class _Reached:
     """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case without calls was rendered: its JSON line from after the sample's value to
-    the probe's texts, and from after them to ``response`` (see :func:`_plain_line`)."""
+    the probe's texts, and from after them to ``response`` (see :func:`_plain_parts`)."""
 
 
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
@@ -159,7 +162,9 @@ class _ProbePlan:
     state: ModelState
     """Pydantic's state of a case besides its fields and their set (see :func:`_case_state`)."""
     fields_set: set[str]
-    """Every field's name: each case sets them all (copied for each case)."""
+    """Every field's name: each case sets them all. The plan's cases share this set (copying
+    it cost more than assembling the case): pydantic only ever adds to a model's set the name
+    of a field assigned, which is in it already, and copies it with the model."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
     line_parts: tuple[bytes, bytes, bytes] | None = None
@@ -217,7 +222,7 @@ class _ProbePlan:
         docs/benchmarks.md); the tests check that cases equal their re-validated selves,
         pydantic's state included.
         """
-        return assemble(CaseScore, fields, self.fields_set.copy(), self.state)
+        return assemble(CaseScore, fields, self.fields_set, self.state)
 
 
 class Scorer:
@@ -281,10 +286,15 @@ class Scorer:
 
     def score(self, probe: Probe, response: Response) -> CaseScore:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
-        return self._score(probe, response, None)
+        plan = self._plan(probe)
+        text = response.response
+        if text is None or response.error is not None:
+            return self._judged(plan, response, None, None, None)
+        data = encode_text(text)
+        return self._judged(plan, response, (text, data, *self._match(plan, data)), None, None)
 
-    def _score(self, probe: Probe, response: Response, lines: list[bytes] | None) -> CaseScore:
-        """:meth:`score`, appending the case's compact JSON line to ``lines`` if given."""
+    def _plan(self, probe: Probe) -> _ProbePlan:
+        """The probe's plan, made on first sight of the probe."""
         plan = self._plans.get(probe.id)
         # Probes are frozen, so the same object always has the same plan; so does an equal
         # copy. A different probe under a known id (a caller mixing probe sets) gets a new one.
@@ -292,31 +302,76 @@ class Scorer:
             plan = self._plans[probe.id] = _ProbePlan.compile(
                 probe, self._config, self._shared, self._state
             )
-        text = response.response
-        if text is None or response.error is not None:
+        return plan
+
+    def _match(self, plan: _ProbePlan, data: bytes) -> tuple[list[int], Sequence[int]]:
+        """The rules' pass over ``data`` (indices found, ascending) and the signals found."""
+        shared = plan.shared
+        if shared is None:
+            found = self._detector.search(data)
+            return found, plan.signals(data) if plan.signals is not None else _NO_POSITIONS
+        hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
+        found = shared.patterns.search(data)
+        if found and found[-1] >= shared.rule_count:
+            cut = bisect_left(found, shared.rule_count)
+            positions = plan.positions
+            hits = sorted(p for i in found[cut:] for p in positions.get(i, _NO_POSITIONS))
+            del found[cut:]
+        return found, hits
+
+    def _match_all(
+        self, plans: Sequence[_ProbePlan], responses: Sequence[Response]
+    ) -> list[_Matched | None]:
+        """:meth:`_match` for every response with text (``None`` for the others), pass by pass.
+
+        The same answers as matching each response in turn, in less time: every text meets
+        the rules' RE2 set, then each probe's texts its signals' set, so each set's DFA stays
+        in the processor's caches while it runs instead of being evicted by the reading of
+        every answer between two searches (figures in docs/benchmarks.md, "End to end").
+        """
+        matched: list[_Matched | None] = [None] * len(responses)
+        search = self._detector.search
+        waiting: dict[Callable[[bytes], list[int]], list[tuple[int, str, bytes, list[int]]]] = {}
+        for at, (plan, response) in enumerate(zip(plans, responses, strict=True)):
+            text = response.response
+            if text is None or response.error is not None:
+                continue
+            data = encode_text(text)
+            signals = plan.signals
+            if plan.shared is not None or signals is None:
+                matched[at] = (text, data, *self._match(plan, data))
+            else:
+                waiting.setdefault(signals, []).append((at, text, data, search(data)))
+        for signals, group in waiting.items():
+            for at, text, data, found in group:
+                matched[at] = (text, data, found, signals(data))
+        return matched
+
+    def _judged(
+        self,
+        plan: _ProbePlan,
+        response: Response,
+        matched: _Matched | None,
+        lines: list[bytes] | None,
+        separator: bytes | None,
+    ) -> CaseScore:
+        """The case of ``response`` given what its text matched (``None``: no text to judge).
+
+        With ``lines``, its compact JSON line is appended to them: whole, or, with a
+        ``separator``, the separator and then the line in parts (see :meth:`score_text`).
+        """
+        probe = plan.probe
+        if matched is None:
             case = _error_case(plan, response)
             if lines is not None:
-                lines.append(_render_case(case))
+                _append_whole(lines, separator, case)
             return case
-        data = encode_text(text)
-
-        hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
-        shared = plan.shared
-        if shared is not None:
-            found = shared.patterns.search(data)
-            if found and found[-1] >= shared.rule_count:
-                cut = bisect_left(found, shared.rule_count)
-                positions = plan.positions
-                hits = sorted(p for i in found[cut:] for p in positions.get(i, _NO_POSITIONS))
-                del found[cut:]
-        else:
-            found = self._detector.search(data)
-            if plan.signals is not None:
-                hits = plan.signals(data)
+        text, data, found, hits = matched
         # A request that should be declined is read with the answer (refuting it declines it).
         request = probe.input if plan.terms.refuse else None
-        analysis = self._detector.read(data, probe.category, found, request)
-        refusal = analysis.refusal
+        safe, unsafe, refusal, intent = self._detector.read_parts(
+            data, probe.category, found, request
+        )
         tool_calls = response.tool_calls
         calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
         # The verdict depends on nothing else: the rules found (the plan fixes the category),
@@ -325,7 +380,6 @@ class Scorer:
         # hashing a dataclass runs Python code. The calls are part of the key because
         # explanations name them.
         tokens = self._tokens
-        intent = analysis.intent
         key = (
             tuple(found[: bisect_left(found, self._rule_count)]),
             None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
@@ -335,6 +389,7 @@ class Scorer:
         )
         reached = plan.verdicts.get(key)
         if reached is None:
+            analysis = Analysis(safe, unsafe, refusal, intent)
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
             reached = _Reached(verdict, plan.fields | verdict.fields)
             if len(plan.verdicts) < _MAX_VERDICTS:
@@ -363,12 +418,17 @@ class Scorer:
             fields["flagged_calls"] = []
             case = plan.case(fields)
             if lines is not None:
-                lines.append(_plain_line(plan, reached, case, sample, own))
+                parts = _plain_parts(plan, reached, case, sample, own)
+                if separator is None:
+                    lines.append(b"".join(parts))
+                else:
+                    lines.append(separator)
+                    lines += parts
             return case
         _add_calls(fields, response, calls)
         case = plan.case(fields)
         if lines is not None:
-            lines.append(_render_case(case))
+            _append_whole(lines, separator, case)
         return case
 
     def _token(self, reading: object) -> object:
@@ -389,9 +449,27 @@ class Scorer:
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
+        return self._score_many(probes, responses, None, None)
+
+    def _score_many(
+        self,
+        probes: Sequence[Probe],
+        responses: Iterable[Response],
+        lines: list[bytes] | None,
+        separator: bytes | None,
+    ) -> list[CaseScore]:
+        """Score responses in order, matching them all first (see :meth:`_match_all`)."""
         by_id = {p.id: p for p in probes}
-        score = self.score
-        return [score(by_id[r.probe_id], r) for r in responses]
+        responses = list(responses)
+        plan = self._plan
+        plans = [plan(by_id[r.probe_id]) for r in responses]
+        judged = self._judged
+        return [
+            judged(plan, response, matched, lines, separator)
+            for plan, response, matched in zip(
+                plans, responses, self._match_all(plans, responses), strict=True
+            )
+        ]
 
     def score_lines(
         self, probes: Sequence[Probe], responses: Iterable[Response]
@@ -402,11 +480,30 @@ class Scorer:
         without calls costs one rendering of its own fields, about a quarter of rendering the
         whole case (docs/benchmarks.md, "End to end").
         """
-        by_id = {p.id: p for p in probes}
-        score = self._score
         lines: list[bytes] = []
-        cases = [score(by_id[r.probe_id], r, lines) for r in responses]
+        cases = self._score_many(probes, responses, lines, None)
         return cases, lines
+
+    def score_text(
+        self,
+        probes: Sequence[Probe],
+        responses: Iterable[Response],
+        separator: bytes,
+        prefix: bytes = b"",
+    ) -> tuple[list[CaseScore], bytes]:
+        """:meth:`score_all`, with the cases' JSON lines joined into one text.
+
+        The text is ``prefix``, then the lines (those of :meth:`score_lines`) with
+        ``separator`` between them; empty for no cases. It is made in one join of the lines'
+        parts, without making each line first: a line is copied once, not twice
+        (docs/benchmarks.md, "End to end").
+        """
+        parts: list[bytes] = []
+        cases = self._score_many(probes, responses, parts, separator)
+        if not parts:
+            return cases, b""
+        parts[0] = prefix  # the first separator
+        return cases, b"".join(parts)
 
 
 def score_case(
@@ -429,10 +526,17 @@ _FLOAT_OR_NONE = (float, type(None))
 _INT_OR_NONE = (int, type(None))
 
 
-def _plain_line(
+def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) -> None:
+    """Append the JSON line of ``case``, rendered whole, after ``separator`` if given."""
+    if separator is not None:
+        lines.append(separator)
+    lines.append(_render_case(case))
+
+
+def _plain_parts(
     plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
-) -> bytes:
-    """The JSON line of ``case``, one without calls: its verdict's text with its own values in.
+) -> tuple[bytes, ...]:
+    """The JSON line of ``case`` (one without calls) in parts: its verdict's text, its values in.
 
     The line is the probe's part up to the sample, the sample, the verdict's part up to the
     probe's texts, the probe's texts, the verdict's part up to ``response``, the case's own
@@ -447,7 +551,7 @@ def _plain_line(
         and type(own["input_tokens"]) in _INT_OR_NONE
         and type(own["output_tokens"]) in _INT_OR_NONE
     ):
-        return _render_case(case)
+        return (_render_case(case),)
     values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
     probe_parts, verdict_parts = plan.line_parts, reached.line_parts
     if probe_parts is None or verdict_parts is None:
@@ -465,10 +569,10 @@ def _plain_line(
         if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
             raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
         reached.line_parts = (line[start:at], line[at + len(texts) : end])
-        return line
+        return (line,)
     head, texts, tail = probe_parts
     before, after = verdict_parts
-    return b"".join((head, b"%d" % sample, before, texts, after, values, tail))
+    return (head, b"%d" % sample, before, texts, after, values, tail)
 
 
 def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
