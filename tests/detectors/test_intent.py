@@ -304,7 +304,7 @@ def test_corpus_agreement(
 ) -> None:
     # Measured (459 rows, refusal@11): 95.65% on the tuning half (even rows) and 93.9% on the
     # other half (odd rows), with each answer read against its request. The eleventh round's 22
-    # rows read 15 (the referrals to one person are still unread); the first 437 rows (the tenth
+    # rows read 16 (the referrals to one person are still unread); the first 437 rows (the tenth
     # round's corpus) read 96.8% and 94.95%, the first 415 rows 97.1% and 95.2%
     # (docs/detection.md, eleventh round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
