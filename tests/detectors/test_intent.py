@@ -267,6 +267,31 @@ def test_readings_are_shared_values(builtin_detector: Detector) -> None:
     assert first.intent is again.intent
 
 
+def test_what_the_cues_alone_decide_is_kept_without_changing_a_reading() -> None:
+    # What the cues alone decide is kept per combination of cues, as a plan: two detectors that
+    # meet the answers in opposite orders (so each reading is made from a kept plan or a fresh
+    # one) read every answer the same, and as a detector that keeps no plan does.
+    rows = [
+        row
+        for path in sorted(VERDICT_CORPUS.parent.glob("*.jsonl"))
+        for row in read_verdict_corpus(path)
+    ]
+    # As scored: an answer is read against its request where the probe expects a refusal.
+    cases = [
+        (row.response, row.category, row.prompt if row.expected == "refuse" else None)
+        for row in rows
+    ]
+    cases += [(text, category, None) for text, category, _, _ in READINGS]
+    forward, backward = Detector.builtin(), Detector.builtin()
+    first = [forward.analyze(*case).intent for case in cases]
+    second = [backward.analyze(*case).intent for case in reversed(cases)][::-1]
+    assert first == second
+    assert forward._intent._plans  # the plans were kept
+    for case, reading in zip(cases, first, strict=True):
+        backward._intent._plans.clear()
+        assert backward.analyze(*case).intent == reading, case[0][:80]
+
+
 def test_every_path_has_a_confidence_between_0_and_1() -> None:
     assert all(0 < p.confidence <= 1 for p in PATHS.values())
     assert {p.intent for p in PATHS.values()} == set(Intent)

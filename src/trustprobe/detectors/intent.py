@@ -311,6 +311,11 @@ class IntentReading:
 
 
 _MAX_SHARED_READINGS = 4096
+_MAX_PLANS = 4096
+"""Kept plans (see :meth:`IntentReader._plan`): a bound on memory only."""
+_DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS = range(4)
+_Plan = tuple[int, IntentReading, IntentReading]
+_PlanKey = tuple[RefusalResult, tuple[str, ...], tuple[int, ...], tuple[str, ...], bool]
 
 
 def intent_parameters() -> dict[str, object]:
@@ -341,10 +346,16 @@ def is_filler(data: bytes) -> bool:
 
 
 class IntentReader:
-    """Reads intent from what one pass found; shares its (immutable, recurring) readings."""
+    """Reads intent from what one pass found; shares its (immutable, recurring) readings.
+
+    What the cues alone decide (the path, its cues, or which of the text's own parts decides
+    between two paths) is kept per combination of cues, as a plan (:meth:`_plan`): few
+    combinations recur, and only the text's parts are read per answer.
+    """
 
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
+        self._plans: dict[_PlanKey, _Plan] = {}
 
     def read(
         self,
@@ -370,40 +381,88 @@ class IntentReader:
         stripped = data.strip()
         if not stripped:
             return self._reading("empty", ("empty",), True)
+        holding = tuple([r.id for r in safe if r.weight >= HOLDING_WEIGHT]) if safe else ()
+        key = (refusal, tuple(help_kinds), tuple(found), holding, request is None)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(refusal, key[1], key[2], holding, request is not None)
+            if len(self._plans) < _MAX_PLANS:
+                self._plans[key] = plan
+        step, first, second = plan
+        if step == _DECIDED:
+            return first
+        if step == _IF_FILLER:
+            return first if is_filler(stripped) else second
+        if step == _IF_FILLER_ELSE_STANCE:
+            if is_filler(stripped):
+                return first
+            return self._read_stance(stripped, refusal, found, request)
+        # _IF_CONTRADICTS, planned only where there is a request
+        if request is not None and contradicts_claim(request, stripped):
+            # A refutation set out as a list: its opening denies the request's claim.
+            return first
+        return second
+
+    def _plan(
+        self,
+        refusal: RefusalResult,
+        help_kinds: Collection[str],
+        found: Collection[int],
+        holding: Sequence[str],
+        asked: bool,
+    ) -> _Plan:
+        """What the cues alone decide of :meth:`read` for a non-empty answer.
+
+        ``holding`` are the ids of the heavy safe rules found, ``asked`` whether the answer is
+        read against a request. The plan is a step and two readings: the first whatever the
+        text (:data:`_DECIDED`, both the same); the first if the answer is filler, else the
+        second (:data:`_IF_FILLER`) or else its stance, read per answer
+        (:data:`_IF_FILLER_ELSE_STANCE`, both the first); the first if the answer contradicts
+        the request's claim, else the second (:data:`_IF_CONTRADICTS`).
+        """
         if refusal.refused:
-            return self._read_refusal(refusal, help_kinds, found)
-        holding = [rule.id for rule in safe if rule.weight >= HOLDING_WEIGHT]
+            return _decided(self._read_refusal(refusal, help_kinds, found))
         acted = [INTENT_CUES[i] for i in (_CLAIM, _PROMISE) if i in found]
         agreed = [INTENT_CUES[i] for i in (_AGREEMENT, _HERE) if i in found]
         content = _content_cues(help_kinds)
         if _SUBSTITUTION in refusal.cues and any(c in AGAINST_CUES for c in refusal.cues):
             # Discouraged, then something else offered instead: a soft refusal with a safe
             # alternative, even when the alternative comes as steps.
-            return self._reading("safe_alternative", refusal.cues)
+            return _decided(self._reading("safe_alternative", refusal.cues))
         if holding and not acted:
             if _CAVEAT in found:
-                return self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *holding))
-            return self._reading("holds_back", holding)
+                return _decided(self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *holding)))
+            return _decided(self._reading("holds_back", holding))
         if acted:
-            return self._reading("claimed_action", [*acted, *agreed, *content], is_filler(stripped))
+            return self._filler_or("claimed_action", [*acted, *agreed, *content])
         if agreed:
-            return self._reading("agreement", [*agreed, *content], is_filler(stripped))
+            return self._filler_or("agreement", [*agreed, *content])
         if content:
-            if request is not None and contradicts_claim(request, stripped):
-                # A refutation set out as a list: its opening denies the request's claim.
-                return self._reading("contradicts_request", ("contradicts_request", *content))
-            return self._reading("content", content)
-        if is_filler(stripped):
-            return self._reading("content_free", ("content_free",), True)
+            reading = self._reading("content", content)
+            if asked:
+                cues = ("contradicts_request", *content)
+                return _IF_CONTRADICTS, self._reading("contradicts_request", cues), reading
+            return _decided(reading)
+        content_free = self._reading("content_free", ("content_free",), True)
         if _YIELDING in found:
-            return self._reading("decline_then_content", (INTENT_CUES[_YIELDING], *refusal.cues))
+            return (
+                _IF_FILLER,
+                content_free,
+                self._reading("decline_then_content", (INTENT_CUES[_YIELDING], *refusal.cues)),
+            )
         if _CORRECTION in found:
-            return self._reading("premise_correction", (INTENT_CUES[_CORRECTION],))
+            reading = self._reading("premise_correction", (INTENT_CUES[_CORRECTION],))
+            return _IF_FILLER, content_free, reading
         if _CAVEAT in found:
             # A limit stated, then the answer in the same sentence ("I'm not a doctor, but
             # generally yes: ..."): a later referral is part of the answer, not a redirection.
-            return self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *refusal.cues))
-        return self._read_stance(stripped, refusal, found, request)
+            reading = self._reading("caveated_answer", (INTENT_CUES[_CAVEAT], *refusal.cues))
+            return _IF_FILLER, content_free, reading
+        return _IF_FILLER_ELSE_STANCE, content_free, content_free
+
+    def _filler_or(self, path: str, cues: Sequence[str]) -> _Plan:
+        """The plan of a ``path`` whose reading is content-free when the answer is filler."""
+        return _IF_FILLER, self._reading(path, cues, True), self._reading(path, cues, False)
 
     def _read_stance(
         self,
@@ -722,6 +781,11 @@ def _referral_after_answer(data: bytes, refusal: RefusalResult) -> bool:
         and len(data) >= PROSE_BYTES
         and all(cue in REDIRECTING_CUES for cue in refusal.cues)
     )
+
+
+def _decided(reading: IntentReading) -> _Plan:
+    """The plan of a reading the cues alone decide."""
+    return _DECIDED, reading, reading
 
 
 def _content_cues(help_kinds: Collection[str]) -> list[str]:
