@@ -201,11 +201,12 @@ def test_score_all_keeps_signals_in_their_own_pass_even_for_a_large_run(
 
 
 def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
-    # 1.25 MiB of RE2 memory holds each of the built-in rules' sets but not a set of this long
-    # signal, which the joined pass gets with the detector's budget; on its own the probe's
-    # signal set fits (it gets the default budget).
-    detector = Detector(builtin_rule_packs(), max_mem=5 << 18)
-    long_signal = "[a-z]{1000}[0-9]{1000}[a-z]{1000}[0-9]{1000}[a-z]{1000}ZZ"
+    # 4 MiB of RE2 memory holds each of the built-in rules' sets (about 1.3 MiB the largest,
+    # so there is room for more rules) but not a set of this long signal, which the joined
+    # pass gets with the detector's budget; on its own the probe's signal set fits (it gets
+    # the default budget).
+    detector = Detector(builtin_rule_packs(), max_mem=4 << 20)
+    long_signal = "[a-z]{1000}[0-9]{1000}" * 10 + "ZZ"
     probe = make_probe(0, signals={"unsafe": [long_signal]})
     scorer = Scorer(detector)
     with pytest.raises(InputError, match="memory budget"):
@@ -215,7 +216,7 @@ def test_a_probe_whose_joined_pass_is_too_big_is_scored_all_the_same() -> None:
     assert scorer._shared is None
     assert len(cases) == 20_000
     assert cases[-1] == score_case(probe, responses[-1], detector)
-    leaked = Response(probe_id=probe.id, response=("x" * 1000 + "1" * 1000) * 2 + "x" * 1000 + "ZZ")
+    leaked = Response(probe_id=probe.id, response=("x" * 1000 + "1" * 1000) * 10 + "ZZ")
     assert scorer.score(probe, leaked).matched_unsafe_patterns == ["signal.unsafe.1"]
 
 
