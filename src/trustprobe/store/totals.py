@@ -38,8 +38,8 @@ from trustprobe.trust import (
     WeightSet,
     check_now,
     counted_score_sources,
+    decay_limits,
     epoch_microseconds,
-    overdue_days,
     reading_from_sums,
     score_grid,
 )
@@ -95,8 +95,8 @@ class DimensionTotal:
     def undecayed_at(self, now_us: int, config: TrustConfig) -> bool:
         """Whether, as of ``now_us``, no item is in the future and none has lost points to decay.
 
-        Then every decayed score equals its raw score exactly (``decayed_score`` subtracts 0.0,
-        or floors a 0 score at 0), so Σ size·decayed is Σ size·score, which the totals hold.
+        Then every item contributes its weighted score, so Σ size·decayed is Σ size·score, which
+        the totals hold (items scoring 0 contribute 0 either way).
         """
         return not self.in_future(now_us) and not self.decaying_at(now_us, config)
 
@@ -106,13 +106,15 @@ class DimensionTotal:
         return self.newest_us > now_us
 
     def decaying_at(self, now_us: int, config: TrustConfig) -> bool:
-        """Whether an item scoring above 0 has lost points to decay as of ``now_us``.
+        """Whether an item scoring above 0 is past its grace period as of ``now_us``.
 
-        The oldest such item decides: ``overdue_days`` is non-decreasing in the age.
+        The oldest such item decides; the test is exact (:class:`DecayLimits`).
         """
+        limits = decay_limits(config)
         return (
-            self.oldest_scored_us is not None
-            and overdue_days(now_us - self.oldest_scored_us, config) != 0.0
+            limits.decays
+            and self.oldest_scored_us is not None
+            and now_us - self.oldest_scored_us > limits.grace_floor_us
         )
 
     def reading(

@@ -14,7 +14,7 @@ from trustprobe.trust.batch import (
 )
 from trustprobe.trust.composite import check_now, compute_trust_score, tier_for
 from trustprobe.trust.config import TrustConfig, load_trust_config
-from trustprobe.trust.decay import decayed_score, decayed_scores, epoch_microseconds, overdue_days
+from trustprobe.trust.decay import decayed_score, epoch_microseconds, overdue_days
 from trustprobe.trust.decayed_sum import (
     DecayedSum,
     DecayLimits,
@@ -131,7 +131,6 @@ __all__ = [
     "decay_limits",
     "decayed_total",
     "decayed_score",
-    "decayed_scores",
     "epoch_microseconds",
     "evidence_canonical_json",
     "evidence_from_report",

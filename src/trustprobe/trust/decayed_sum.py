@@ -43,11 +43,8 @@ class DecayLimits:
     """Grace period in days (exact value of the setting)."""
     grace_floor_us: int
     """The largest age, in integer microseconds, that is still in grace: ``⌊Γ⌋``."""
-
-    @property
-    def decays(self) -> bool:
-        """Whether items lose points at all."""
-        return self.points_per_week > 0
+    decays: bool
+    """Whether items lose points at all."""
 
     def zero_age(self, size: float, weighted: float) -> int:
         """The smallest integer age at which an item past grace contributes 0.
@@ -60,8 +57,8 @@ class DecayLimits:
 
     def zero_age_estimate(self, size: float, weighted: float) -> float:
         """A float estimate of :meth:`zero_age`, within a relative 1e-12 (or inf/nan)."""
-        points, grace = float(self.points_per_week), float(self.grace_days)
-        return (grace + 7.0 * (weighted / (points * size))) * MICROSECONDS_PER_DAY
+        per_day = float(self.points_per_week)
+        return (float(self.grace_days) + 7.0 * (weighted / (per_day * size))) * MICROSECONDS_PER_DAY
 
     def at_zero(self, size: float, weighted: float, age: int) -> bool:
         """Whether an item past grace has reached 0 at ``age`` (exact; screened by a float)."""
@@ -81,6 +78,7 @@ def _limits(points_per_week: float, grace_days: float) -> DecayLimits:
         points_per_week=Fraction(points_per_week),
         grace_days=grace,
         grace_floor_us=math.floor(grace * MICROSECONDS_PER_DAY),
+        decays=points_per_week > 0,
     )
 
 
