@@ -18,9 +18,9 @@ from trustprobe.store.item_readings import AgentDecay
 from trustprobe.trust import DecayLimits, Evidence, ItemReading
 
 DEFAULT_MAX_RECORDS = 1_000_000
-DEFAULT_MAX_ITEMS = 2_000_000
-"""An item takes about 150 bytes (its three numbers and a queue entry): 300 MB at most; a
-parsed record takes far more."""
+DEFAULT_MAX_ITEMS = 4_000_000
+"""An item takes about 70 bytes (its three numbers in arrays and a queue entry): 280 MB at most;
+a parsed record takes far more."""
 
 V = TypeVar("V", bound=Sized)
 
