@@ -29,8 +29,7 @@ def test_moved_sums_equal_the_exact_formula_at_every_now(
     pushed: list[tuple[float, float, int]] = []
     for _ in range(data.draw(st.integers(1, 6))):
         items = items_of(data.draw(records_at(NOW_US, config)))
-        for item in items:
-            queue.push(*item)
+        queue.push(*(list(column) for column in zip(*items, strict=True)))
         pushed.extend(items)
         moments = [NOW_US + data.draw(st.integers(-DAY_US, 400 * DAY_US))]
         size, weighted, observed = data.draw(st.sampled_from(pushed))
@@ -53,10 +52,8 @@ def test_batch_items_added_to_moved_sums_count_as_of_now() -> None:
     old = [(10.0, 500.0, NOW_US - 30 * DAY_US), (1.0, 0.5, NOW_US - 400 * DAY_US)]
     new = [(3.0, 150.0, NOW_US - 9 * DAY_US), (2.0, 200.0, NOW_US)]
     agent = AgentDecay()
-    for size, weighted, observed in old:
-        agent.dimensions.setdefault(Dimension.SAFETY, DimensionDecay(limits)).push(
-            size, weighted, observed
-        )
+    agent.dimensions[Dimension.SAFETY] = DimensionDecay(limits)
+    agent.dimensions[Dimension.SAFETY].push(*(list(column) for column in zip(*old, strict=True)))
     summed: DecayedSum = agent.sums([Dimension.SAFETY, Dimension.ACCURACY], NOW_US, limits)[
         Dimension.SAFETY
     ]
@@ -71,7 +68,7 @@ def test_batch_items_added_to_moved_sums_count_as_of_now() -> None:
 def test_other_decay_settings_rebuild_the_queues() -> None:
     item = (1.0, 50.0, NOW_US - 20 * DAY_US)
     queue = DimensionDecay(decay_limits(TrustConfig()))
-    queue.push(*item)
+    queue.push([item[0]], [item[1]], [item[2]])
     for config in (TrustConfig(), TrustConfig(decay_points_per_week=5.0), TrustConfig()):
         value = queue.sums(NOW_US, decay_limits(config)).value()
         assert value == exact_decayed_sum([item], NOW_US, config)

@@ -6,6 +6,7 @@ import math
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from trustprobe.trust import (
     Dimension,
     Evidence,
     EvidenceTable,
+    ExactSum,
     TrustConfig,
     compute_trust_score,
     compute_trust_scores,
@@ -22,6 +24,7 @@ from trustprobe.trust import (
     parse_evidence,
 )
 from trustprobe.trust.decay import MICROSECONDS_PER_DAY
+from trustprobe.trust.decayed_sum import exact_float_sum, exact_products
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 NOW_US = epoch_microseconds(NOW)
@@ -155,3 +158,24 @@ def test_a_golden_decay_is_exact() -> None:
     summed = DecayedSum(decay_limits(TrustConfig()))
     summed.add(*items[0][:2], NOW_US - items[0][2])
     assert summed.value() == 90.0 == exact_decayed_sum(items, NOW_US, TrustConfig())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    terms=st.lists(
+        st.floats(-1e20, 1e20) | st.sampled_from([0.1, 1e-300, 5e-324, 2.0**60]), max_size=40
+    ),
+    ages=st.lists(st.integers(0, 2**52 - 1), min_size=40, max_size=40),
+)
+def test_exact_float_sums_and_products_are_exact(terms: list[float], ages: list[int]) -> None:
+    expected = ExactSum()
+    for term in terms:
+        expected.add(term)
+    assert exact_float_sum(terms).fraction() == expected.fraction()
+    sizes = np.array([abs(t) + 1.0 for t in terms])
+    age = np.array(ages[: len(terms)], dtype=np.int64)
+    parts = exact_products(sizes, age)
+    assert parts is not None
+    summed = exact_float_sum([v for part in parts for v in part.tolist()])
+    exact = sum(Fraction(s) * a for s, a in zip(sizes.tolist(), age.tolist(), strict=True))
+    assert summed.fraction() == exact

@@ -30,6 +30,7 @@ from trustprobe.trust import (
     epoch_microseconds,
     item_reading,
 )
+from trustprobe.trust.decayed_sum import exact_float_sum
 
 DIMENSION_CODES = {dimension: code for code, dimension in enumerate(DIMENSIONS)}
 _INDEX_BITS = 32
@@ -90,23 +91,21 @@ class DimensionDecay:
     def __len__(self) -> int:
         return len(self.sizes)
 
-    def push(self, size: float, weighted: float, observed_us: int) -> None:
-        """Add one item (it moves at the next :meth:`advance`)."""
-        self.sizes.append(size)
-        self.weighted.append(weighted)
-        self.observed.append(observed_us)
-        self._enter(len(self.sizes) - 1)
-
-    def _enter(self, index: int) -> None:
-        self.kept.add(self.weighted[index])
+    def push(self, sizes: list[float], weighted: list[float], observed_us: list[int]) -> None:
+        """Add items (they move at the next :meth:`advance`)."""
+        start = len(self.sizes)
+        self.sizes.extend(sizes)
+        self.weighted.extend(weighted)
+        self.observed.extend(observed_us)
+        self.kept.add_exact(exact_float_sum(weighted))
         if self.limits.decays:
-            due = self.observed[index] + self.limits.grace_floor_us + 1
-            heapq.heappush(self.grace_queue, (due << _INDEX_BITS) + index)
+            due, queue = self.limits.grace_floor_us + 1, self.grace_queue
+            for index, observed in enumerate(observed_us, start):
+                heapq.heappush(queue, ((observed + due) << _INDEX_BITS) + index)
 
     def _rebuild(self, limits: DecayLimits) -> None:
         self._reset(limits)
-        for index in range(len(self.sizes)):
-            self.kept.add(self.weighted[index])
+        self.kept = exact_float_sum(self.weighted.tolist())
         if limits.decays:
             due = limits.grace_floor_us + 1
             self.grace_queue = [
@@ -174,11 +173,19 @@ class AgentDecay:
         limits: DecayLimits,
     ) -> None:
         """Add ``records`` (whose :func:`readings_of` are ``readings``)."""
+        columns: dict[Dimension, tuple[list[float], list[float], list[int]]] = {}
         for record, (reading, observed) in zip(records, readings, strict=True):
-            found = self.dimensions.get(record.dimension)
+            found = columns.get(record.dimension)
             if found is None:
-                found = self.dimensions[record.dimension] = DimensionDecay(limits)
-            found.push(reading.size, reading.size * reading.score, observed)
+                found = columns[record.dimension] = ([], [], [])
+            found[0].append(reading.size)
+            found[1].append(reading.size * reading.score)
+            found[2].append(observed)
+        for dimension, (sizes, weighted, observed) in columns.items():
+            entry = self.dimensions.get(dimension)
+            if entry is None:
+                entry = self.dimensions[dimension] = DimensionDecay(limits)
+            entry.push(sizes, weighted, observed)
 
     def counts(self) -> dict[Dimension, int]:
         """Items per dimension (dimensions without items left out)."""

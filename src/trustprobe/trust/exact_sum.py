@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 
 class ExactSum:
     """The exact sum of floats, as ``numerator × 2**-exponent``; :meth:`value` rounds it once.
@@ -34,6 +36,17 @@ class ExactSum:
             self.numerator <<= shift - self.exponent
             self.exponent = shift
         self.numerator += (numerator * factor) << (self.exponent - shift)
+
+    def add_exact(self, other: ExactSum) -> None:
+        """Add another exact sum."""
+        if other.exponent > self.exponent:
+            self.numerator <<= other.exponent - self.exponent
+            self.exponent = other.exponent
+        self.numerator += other.numerator << (self.exponent - other.exponent)
+
+    def fraction(self) -> Fraction:
+        """The exact sum as a :class:`~fractions.Fraction`."""
+        return Fraction(self.numerator, 1 << self.exponent)
 
     def value(self) -> float:
         """The sum rounded once to the nearest float (ties to even), as ``math.fsum`` does."""
