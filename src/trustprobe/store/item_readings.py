@@ -181,11 +181,11 @@ class AgentDecay:
             found[0].append(reading.size)
             found[1].append(reading.size * reading.score)
             found[2].append(observed)
-        for dimension, (sizes, weighted, observed) in columns.items():
+        for dimension, (sizes, weighted, moments) in columns.items():
             entry = self.dimensions.get(dimension)
             if entry is None:
                 entry = self.dimensions[dimension] = DimensionDecay(limits)
-            entry.push(sizes, weighted, observed)
+            entry.push(sizes, weighted, moments)
 
     def counts(self) -> dict[Dimension, int]:
         """Items per dimension (dimensions without items left out)."""
