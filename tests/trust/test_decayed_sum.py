@@ -23,6 +23,7 @@ from trustprobe.trust import (
     epoch_microseconds,
     parse_evidence,
 )
+from trustprobe.trust.batch import _decaying_sums
 from trustprobe.trust.decay import MICROSECONDS_PER_DAY
 from trustprobe.trust.decayed_sum import exact_float_sum, exact_products
 
@@ -80,7 +81,7 @@ def records_at(draw: st.DrawFn, now_us: int, config: TrustConfig) -> list[Drawn]
     """
     limits = decay_limits(config)
     drawn = []
-    for _ in range(draw(st.integers(1, 25))):
+    for _ in range(draw(st.integers(1, 40))):
         total = draw(totals)
         passed = draw(st.sampled_from([0, 1, total // 3, total - 1, total]) | st.integers(0, total))
         size, weighted = float(total), weighted_score(passed, total)
@@ -179,3 +180,36 @@ def test_exact_float_sums_and_products_are_exact(terms: list[float], ages: list[
     summed = exact_float_sum([v for part in parts for v in part.tolist()])
     exact = sum(Fraction(s) * a for s, a in zip(sizes.tolist(), age.tolist(), strict=True))
     assert summed.fraction() == exact
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(1, 2**40).map(float) | st.floats(1.0, 1e6),
+            st.integers(0, 2**60),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=80,
+    ),
+    cut=st.integers(0, 80),
+)
+def test_batch_decaying_sums_are_exact_on_every_tier(
+    rows: list[tuple[float, int, bool]], cut: int
+) -> None:
+    # Whole sizes in short groups (64-bit integers), then longer groups, fractional sizes or
+    # huge ages (float products or item by item): the same exact sums.
+    for limit in (2**31, 2**52, 2**61):
+        kept = [(s, a) for s, a, keep in rows if keep and a < limit] or [(1.0, 0)]
+        size = np.array([s for s, _ in kept])
+        age = np.array([a for _, a in kept], dtype=np.int64)
+        starts = np.array(sorted({0, min(cut, len(kept) - 1)}), dtype=np.int64)
+        ends = [*starts.tolist()[1:], len(kept)]
+        bounds = list(zip(starts.tolist(), ends, strict=True))
+        groups = np.arange(len(starts))
+        for (a, b), (size_sum, size_age) in zip(
+            bounds, _decaying_sums(size, age, starts, bounds, groups), strict=True
+        ):
+            assert size_sum.fraction() == sum(Fraction(s) for s, _ in kept[a:b])
+            assert size_age.fraction() == sum(Fraction(s) * t for s, t in kept[a:b])

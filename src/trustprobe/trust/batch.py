@@ -235,20 +235,63 @@ def _group_decayed_sums(
     with_decay = np.flatnonzero(np.add.reduceat(decaying, starts) > 0) if len(starts) else starts
     if not len(with_decay):
         return out
-    decaying_size = np.where(decaying, size, 0.0)
-    products = exact_products(decaying_size, np.where(decaying, age, 0))
-    columns = [decaying_size.tolist()] + [p.tolist() for p in products or ()]
-    for group in with_decay.tolist():
+    sums = _decaying_sums(
+        np.where(decaying, size, 0.0), np.where(decaying, age, 0), starts, bounds, with_decay
+    )
+    for group, (size_sum, size_age) in zip(with_decay.tolist(), sums, strict=True):
+        a, b = bounds[group]
+        out[group] = decayed_total(exact_float_sum(kept[a:b]), size_sum, size_age, limits)
+    return out
+
+
+_INT_SIZE_LIMIT = 2**31
+_INT_GROUP_LIMIT = 32
+_AGE_SPLIT = 26
+
+
+def _decaying_sums(
+    size: FloatArray,
+    age: IntArray,
+    starts: IntArray,
+    bounds: list[tuple[int, int]],
+    groups: IntArray,
+) -> list[tuple[ExactSum, ExactSum]]:
+    """Exact Σ size and Σ size·age of each of ``groups`` (rows not decaying hold 0 in both).
+
+    Whole sizes below 2**31 in groups of at most 32 rows, with ages below 2**52 (the usual
+    case), are summed in 64-bit integers for all groups at once: size × half an age stays below
+    2**57, so a group's sum cannot overflow. Otherwise each group is summed from exact float
+    products (:func:`exact_products`), or item by item when those are out of range too.
+    """
+    whole = (
+        len(size)
+        and int(np.diff(starts, append=len(size)).max()) <= _INT_GROUP_LIMIT
+        and float(size.max()) < _INT_SIZE_LIMIT
+        and int(age.max()) < 2**52
+        and bool(np.all(size == np.trunc(size)))
+    )
+    if whole:
+        counts = size.astype(np.int64)
+        size_sums = np.add.reduceat(counts, starts)[groups].tolist()
+        high = np.add.reduceat(counts * (age >> _AGE_SPLIT), starts)[groups].tolist()
+        low = np.add.reduceat(counts * (age & (2**_AGE_SPLIT - 1)), starts)[groups].tolist()
+        return [
+            (ExactSum(n), ExactSum((h << _AGE_SPLIT) + lo))
+            for n, h, lo in zip(size_sums, high, low, strict=True)
+        ]
+    products = exact_products(size, age)
+    sizes = size.tolist()
+    columns = [p.tolist() for p in products or ()]
+    out = []
+    for group in groups.tolist():
         a, b = bounds[group]
         if products is None:  # out of the split's range: item by item
             size_age = ExactSum()
-            for row in np.flatnonzero(decaying[a:b]).tolist():
-                size_age.add_product(float(size[a + row]), int(age[a + row]))
+            for row in range(a, b):
+                size_age.add_product(sizes[row], int(age[row]))
         else:
-            size_age = exact_float_sum([v for column in columns[1:] for v in column[a:b]])
-        out[group] = decayed_total(
-            exact_float_sum(kept[a:b]), exact_float_sum(columns[0][a:b]), size_age, limits
-        )
+            size_age = exact_float_sum([v for column in columns for v in column[a:b]])
+        out.append((exact_float_sum(sizes[a:b]), size_age))
     return out
 
 
