@@ -3,9 +3,10 @@
 Evidence is append-only, so what a dimension's score needs (item count, Σ size, Σ size·score,
 newest observation...) only grows. The totals hold those sums exactly (:class:`ExactSum`), and
 the trust engine rounds every sum once whatever the order of its terms, so a score computed from
-totals equals, bit for bit, the score computed from the whole history. Decay is the exception
-that needs the items themselves: an agent with an item that has begun to decay as of ``now`` (or
-one observed after ``now``) is rescored from its whole history. Details in docs/store.md.
+totals equals, bit for bit, the score computed from the whole history. Decay is the exception:
+a dimension with an item past its grace period as of ``now`` needs Σ size·decayed, which the
+decay sums moved forward in time give (item_readings.py); an agent with an item observed after
+``now`` is rescored from its whole history. Details in docs/store.md.
 """
 
 from __future__ import annotations
