@@ -346,8 +346,9 @@ class Rescoring:
                 if items.seq != previous_seq or counted != {
                     d: total.count for d, total in totals[pk].items()
                 }:
-                    # Totals and rows are written in one transaction, so this is a defect; the
-                    # whole history still gives the right score.
+                    # The entry lacks rows another thread's update held back, or its counts
+                    # disagree with the totals (written with the rows in one transaction, so a
+                    # defect): the whole history still gives the right score.
                     del plan.current[agent_id]
                     slow.append(pk)
                     continue
