@@ -27,11 +27,11 @@ from benchmarks.postgres import create_schema, drop_schemas
 STAGES = (
     ("trustprobe.store.evidence", None, (
         "_stored_digests", "_evidence_rows", "_insert_rows", "chain_bases", "load_totals",
-        "agent_items", "decayed_sums", "score_from_totals", "transition_rows",
-        "write_transitions", "save_totals",
+        "agent_items", "score_from_totals", "transition_rows", "write_transitions",
+        "save_totals",
     )),
     ("trustprobe.store.evidence", "Rescoring", ("read", "scores", "save")),
-    ("trustprobe.store.item_readings", "AgentItems", ("from_readings", "extended")),
+    ("trustprobe.store.item_readings", "AgentDecay", ("push", "sums")),
 )  # fmt: skip
 """(module, class or ``None``, names): the functions timed, as the ingestion looks them up."""
 BATCHES = 8

@@ -7,7 +7,7 @@ from tests.store.conftest import NOW
 from tests.store.records import eval_record, parsed
 from trustprobe.store import EvidenceSource, TrustStore, canonical_score, ingest_evidence
 from trustprobe.store.evidence_cache import EvidenceCache
-from trustprobe.store.item_readings import AgentItems
+from trustprobe.trust import Dimension
 
 # Eight days old: decay (after a 7-day grace) has begun, so rescoring needs every item's
 # reading, kept in the item cache, besides the running totals. One day of decay costs 0.1 / 7
@@ -44,8 +44,9 @@ def test_a_second_process_sees_evidence_added_by_another(store: TrustStore) -> N
         )
     # mean(80, 60, 70) − 0.014 = 69.986 → 700: the first handle's cache read e2 from the database
     assert canonical_score(store, organisation="acme", agent_id="alpha").score.composite == 700
-    (seq, cached) = store.item_cache.get(1) or (0, AgentItems.empty())
-    assert (seq, cached.score.tolist()) == (3, [80.0, 60.0, 70.0])
+    cached = store.item_cache.get(1)
+    assert cached is not None and cached.seq == 3
+    assert list(cached.dimensions[Dimension.ACCURACY].weighted) == [80.0, 60.0, 70.0]
 
 
 def test_a_rolled_back_ingestion_leaves_the_cache_alone(store: TrustStore) -> None:
@@ -58,6 +59,7 @@ def test_a_rolled_back_ingestion_leaves_the_cache_alone(store: TrustStore) -> No
     )
     before = store.item_cache.get(1)
     assert before is not None
+    held = (before.seq, before.counts())
     broken = TrustStore(store.engine, weights=object(), item_cache=store.item_cache)  # type: ignore[arg-type]
     with contextlib.suppress(Exception):
         ingest_evidence(
@@ -67,4 +69,5 @@ def test_a_rolled_back_ingestion_leaves_the_cache_alone(store: TrustStore) -> No
             now=NOW,
             source=EvidenceSource.API,
         )
-    assert store.item_cache.get(1) == before
+    after = store.item_cache.get(1)
+    assert after is not None and (after.seq, after.counts()) == held

@@ -163,7 +163,8 @@ def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
         now=NOW,
         source=EvidenceSource.API,
     )
-    cached = (store.evidence_cache.get(1), store.item_cache.get(1))
+    items = store.item_cache.get(1)
+    cached = (store.evidence_cache.get(1), items and (items.seq, items.counts()))
     real_rows = evidence_module._evidence_rows
 
     def clashing_rows(*args: Any, **kwargs: Any) -> tuple[int, list[tuple[Any, ...]]]:
@@ -181,7 +182,8 @@ def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
     assert _count(store, "score_history") == 1
     assert _count(store, "score_totals") == 1
     assert _count(store, "agents") == 1
-    assert (store.evidence_cache.get(1), store.item_cache.get(1)) == cached
+    items = store.item_cache.get(1)
+    assert (store.evidence_cache.get(1), items and (items.seq, items.counts())) == cached
     assert verify_store(store).ok
     # The connection went back to the pool in a usable state: the next batch goes in.
     result = ingest_evidence(

@@ -1,142 +1,74 @@
-"""Decayed sums from item columns equal the one-agent path's, bit for bit, at any age."""
+"""The decay sums moved forward in time give the exact formula's value at every ``now``."""
 
 from __future__ import annotations
 
-import math
-from datetime import UTC, datetime, timedelta
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trustprobe.store.item_readings import AgentItems, decayed_sums
-from trustprobe.trust import (
-    Dimension,
-    Evidence,
-    TrustConfig,
-    decayed_score,
-    epoch_microseconds,
-    item_reading,
-    parse_evidence,
+from tests.trust.test_decayed_sum import (
+    DAY_US,
+    NOW_US,
+    configs,
+    exact_decayed_sum,
+    items_of,
+    records_at,
 )
-from trustprobe.trust.dimension_scores import combine_readings
-
-NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-DAY_US = 86_400_000_000
-GRACE_US = 7 * DAY_US
-DIMENSIONS = (Dimension.ACCURACY, Dimension.SAFETY)
-
-# Ages around the places where the formula changes: the end of the grace period (to the
-# microsecond) and the time an item's score reaches 0 (points lost = score), and far beyond.
-ages = st.one_of(
-    st.integers(0, 30 * DAY_US),
-    st.integers(GRACE_US - 3, GRACE_US + 3),
-    st.integers(0, epoch_microseconds(NOW)),  # back to 1970, the earliest observed_at
-)
-items = st.lists(
-    st.tuples(
-        st.sampled_from(DIMENSIONS),
-        st.one_of(
-            st.sampled_from([0.0, 0.001, 0.01, 0.5, 100.0]),
-            st.floats(0, 100, allow_nan=False),
-        ),
-        st.none() | st.integers(1, 10_000),
-        ages,
-    ),
-    min_size=1,
-    max_size=30,
-)
-configs = st.builds(
-    TrustConfig,
-    decay_points_per_week=st.sampled_from([0.1, 1.0, 7.3]),
-    decay_grace_days=st.sampled_from([0.0, 7.0, 1.5]),
-)
+from trustprobe.store.item_readings import AgentDecay, DimensionDecay
+from trustprobe.trust import DecayedSum, Dimension, TrustConfig, decay_limits
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
-@given(drawn=items, other=items, split=st.integers(0, 30), config=configs)
-def test_decayed_sums_equal_the_one_agent_path(
-    drawn: list[tuple[Dimension, float, int | None, int]],
-    other: list[tuple[Dimension, float, int | None, int]],
-    split: int,
-    config: TrustConfig,
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data(), config=configs)
+def test_moved_sums_equal_the_exact_formula_at_every_now(
+    data: st.DataObject, config: TrustConfig
 ) -> None:
-    records = as_records(drawn)
-    now_us = epoch_microseconds(NOW)
-    # Cached items are extended batch by batch, and a batch's agents are summed in one pass.
-    columns = AgentItems.from_records(records[:split], config).extended(
-        AgentItems.from_records(records[split:], config)
-    )
-    sums = decayed_sums(
-        {"first": (AgentItems.from_records(as_records(other), config), DIMENSIONS),
-         "second": (columns, DIMENSIONS)},
-        now_us=now_us, config=config,
-    )["second"]  # fmt: skip
-    for dimension in DIMENSIONS:
-        mine = [r for r in records if r.dimension == dimension]
-        reading = combine_readings(
-            ((item_reading(r, config), now_us - epoch_microseconds(r.observed_at)) for r in mine),
-            config,
-        )
-        terms = []
-        for r in mine:
-            one = item_reading(r, config)
-            age = now_us - epoch_microseconds(r.observed_at)
-            terms.append(one.size * decayed_score(one.score, age, config))
-        assert sums[dimension] == math.fsum(terms)  # 0.0 for a dimension without items
-        assert columns.counts().get(dimension, 0) == len(mine)
-        if reading is not None:  # the reading's score is Σ size·decayed / Σ size
-            total = math.fsum(item_reading(r, config).size for r in mine)
-            assert min(100.0, max(0.0, sums[dimension] / total)) == reading.score
+    # Items arrive in batches between rescorings at random times: mostly later ones, some
+    # earlier (the clock of another process), some at the very places an item moves.
+    limits = decay_limits(config)
+    queue = DimensionDecay(limits)
+    pushed: list[tuple[float, float, int]] = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        items = items_of(data.draw(records_at(NOW_US, config)))
+        queue.push(*(list(column) for column in zip(*items, strict=True)))
+        pushed.extend(items)
+        moments = [NOW_US + data.draw(st.integers(-DAY_US, 400 * DAY_US))]
+        size, weighted, observed = data.draw(st.sampled_from(pushed))
+        if limits.decays:  # the next now at an item's grace end or zero time, to the µs
+            moments.append(observed + limits.grace_floor_us + data.draw(st.integers(0, 1)))
+            moments.append(
+                observed + limits.zero_age(size, weighted) - data.draw(st.integers(0, 1))
+            )
+        for now_us in moments:
+            current = [item for item in pushed if item[2] <= now_us]
+            if len(current) < len(pushed):
+                continue  # the store never sums with an item after now
+            assert queue.sums(now_us, limits).value() == exact_decayed_sum(current, now_us, config)
 
 
-def as_records(drawn: list[tuple[Dimension, float, int | None, int]]) -> list[Evidence]:
-    """Eval records of one agent from drawn (dimension, score, total, age)."""
-    records = []
-    for number, (dimension, score, total, age_us) in enumerate(drawn):
-        record: dict[str, object] = {
-            "id": f"e{number}",
-            "agent_id": "a",
-            "dimension": dimension.value,
-            "kind": "eval",
-            "observed_at": (NOW - timedelta(microseconds=age_us)).isoformat(),
-        }
-        if total is None:
-            record["score"] = score
-        else:
-            record |= {"passed": round(total * score / 100.0), "total": total}
-        records.append(parse_evidence(record))
-    return records
+def test_batch_items_added_to_moved_sums_count_as_of_now() -> None:
+    # The store adds a batch's items to the sums of the items before it, item by item.
+    config = TrustConfig(decay_points_per_week=1.0)
+    limits = decay_limits(config)
+    old = [(10.0, 500.0, NOW_US - 30 * DAY_US), (1.0, 0.5, NOW_US - 400 * DAY_US)]
+    new = [(3.0, 150.0, NOW_US - 9 * DAY_US), (2.0, 200.0, NOW_US)]
+    agent = AgentDecay()
+    agent.dimensions[Dimension.SAFETY] = DimensionDecay(limits)
+    agent.dimensions[Dimension.SAFETY].push(*(list(column) for column in zip(*old, strict=True)))
+    summed: DecayedSum = agent.sums([Dimension.SAFETY, Dimension.ACCURACY], NOW_US, limits)[
+        Dimension.SAFETY
+    ]
+    for size, weighted, observed in new:
+        summed.add(size, weighted, NOW_US - observed)
+    assert summed.value() == exact_decayed_sum(old + new, NOW_US, config)
+    empty = agent.sums([Dimension.ACCURACY], NOW_US, limits)[Dimension.ACCURACY]
+    assert empty.value() == 0.0
+    assert agent.counts() == {Dimension.SAFETY: 2}
 
 
-def test_decayed_sums_refuse_an_item_after_now() -> None:
-    record = parse_evidence(
-        {"id": "e", "agent_id": "a", "dimension": "safety", "kind": "eval", "score": 50,
-         "observed_at": (NOW + timedelta(minutes=1)).isoformat()}
-    )  # fmt: skip
-    columns = AgentItems.from_records([record], TrustConfig())
-    with pytest.raises(ValueError, match="after now"):
-        decayed_sums(
-            {"a": (columns, [Dimension.SAFETY])}, now_us=epoch_microseconds(NOW),
-            config=TrustConfig(),
-        )  # fmt: skip
-
-
-def test_decayed_sums_of_many_agents_equal_those_of_each_alone() -> None:
-    # More agents than a dimension code's int8 holds: the grouping must not overflow.
-    config = TrustConfig()
-    agents = {}
-    for agent in range(300):
-        drawn = [
-            (DIMENSIONS[(agent + n) % 2], (agent * 7 + n * 13) % 101 / 1.0, None, n * DAY_US)
-            for n in range(agent % 5)
-        ]
-        agents[agent] = (AgentItems.from_records(as_records(drawn), config), DIMENSIONS)
-    now_us = epoch_microseconds(NOW)
-    together = decayed_sums(agents, now_us=now_us, config=config)
-    for agent, one in agents.items():
-        assert together[agent] == decayed_sums({agent: one}, now_us=now_us, config=config)[agent]
-    assert together[4][Dimension.ACCURACY] == math.fsum(
-        decayed_score(score, n * DAY_US, config)
-        for n, score in ((0, 28.0), (2, 54.0))  # agent 4: items 0 and 2 are accuracy
-    )
+def test_other_decay_settings_rebuild_the_queues() -> None:
+    item = (1.0, 50.0, NOW_US - 20 * DAY_US)
+    queue = DimensionDecay(decay_limits(TrustConfig()))
+    queue.push([item[0]], [item[1]], [item[2]])
+    for config in (TrustConfig(), TrustConfig(decay_points_per_week=5.0), TrustConfig()):
+        value = queue.sums(NOW_US, decay_limits(config)).value()
+        assert value == exact_decayed_sum([item], NOW_US, config)

@@ -194,6 +194,45 @@ def test_totals_made_under_other_item_settings_are_rebuilt(store: TrustStore) ->
     assert keys == [config_key(config)]
 
 
+@pytest.mark.parametrize("seed", [5, 11])
+def test_moved_decay_sums_equal_a_full_recompute_as_now_goes_back_and_forth(
+    store: TrustStore, seed: int
+) -> None:
+    # Steep decay (items reach 0 within weeks), records observed long before the batch that
+    # brings them, and nows that go back: the moved sums are rebuilt or moved, never stale. A
+    # second store on the same cache, with other decay settings, rebuilds the queues it shares.
+    rng = np.random.default_rng(seed)
+    steep = TrustConfig(decay_points_per_week=20.0, decay_grace_days=1.5)
+    stores = (TrustStore(store.engine, config=steep, item_cache=store.item_cache), store)
+    history: list[Evidence] = []
+    for number in range(12):
+        # Every record is observed before START and every now after it: no item is ever after
+        # now, so each decaying agent takes the moved sums, whichever way now went.
+        now = START + timedelta(microseconds=int(rng.integers(0, 30 * DAY_US)))
+        handle = stores[number % 3 == 2]
+        records = [
+            parse_evidence(
+                {"id": f"m{number}-{i}", "agent_id": f"agent-{int(rng.integers(3))}",
+                 "dimension": ("accuracy", "safety")[int(rng.integers(2))], "kind": "eval",
+                 "observed_at": (
+                     START - timedelta(microseconds=int(rng.integers(0, 60 * DAY_US)))
+                 ).isoformat(),
+                 "score": float(rng.choice([0.0, 3.5, 50.0, 100.0]))}
+            )
+            for i in range(int(rng.integers(1, 12)))
+        ]  # fmt: skip
+        result = ingest_evidence(
+            handle, records, organisation="acme", now=now, source=EvidenceSource.API
+        )
+        history.extend(records)
+        texts = stored_score_texts(store)
+        for seq in result.transitions:
+            score = TrustScore.model_validate_json(texts[seq])
+            reference = compute_trust_score(score.agent_id, history, now=now, config=handle.config)
+            assert score == reference
+    assert verify_store(store).ok
+
+
 def _legacy_store(url: str, records: list[Evidence], now: datetime) -> None:
     """A store at 0003 holding ``records`` and their scores, as a 0003 trustprobe left it."""
     engine = open_store(url, upgrade=True).engine

@@ -28,6 +28,12 @@ def test_exact_sum_equals_fsum_in_any_order_and_grouping(terms: list[float]) -> 
     for term in shuffled[len(shuffled) // 2 :]:
         resumed.add(term)
     assert resumed.value() == whole.value()
+    # Two exact sums added together are the exact sum of all their terms.
+    second = ExactSum()
+    for term in shuffled[len(shuffled) // 2 :]:
+        second.add(term)
+    first.add_exact(second)
+    assert (first.numerator, first.exponent) == (whole.numerator, whole.exponent)
 
 
 def test_sequential_float_addition_would_differ() -> None:

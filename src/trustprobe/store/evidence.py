@@ -16,9 +16,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
 from trustprobe.store.chains import GENESIS, evidence_link_hashes
 from trustprobe.store.database import chunks, member_of, member_of_parameter, write_transaction
-from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache
+from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache, PendingItems
 from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
-from trustprobe.store.item_readings import AgentItems, decayed_sums, readings_of
+from trustprobe.store.item_readings import AgentDecay, readings_of
 from trustprobe.store.keys import check_organisation_name, ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
 from trustprobe.store.schema import AgentRow, EvidenceRow, OrganisationRow
@@ -42,6 +42,7 @@ from trustprobe.trust import (
     TrustScore,
     check_now,
     check_observed_in_time,
+    decay_limits,
     epoch_microseconds,
     evidence_canonical_json,
 )
@@ -272,8 +273,8 @@ class Rescoring:
     :meth:`read` reads what the scores need (totals, cached items or records of rows before
     the batch) and counts the new records into the totals; :meth:`scores` computes (no I/O);
     :meth:`save` writes the totals once the batch's last seq is known. An agent is scored from
-    its totals; where decay has begun, the sums the totals cannot give come from its item
-    readings (item_readings.py, kept in ``store.item_cache``).
+    its totals; where decay has begun, the sums the totals cannot give come from its items'
+    decay sums moved forward to ``now`` (item_readings.py, kept in ``store.item_cache``).
     An agent with an item after ``now``, or with totals made under other item-scoring settings,
     is scored from its whole history, and stale totals are rebuilt from it. Every way, the
     score equals ``store.score`` over the agent's whole history.
@@ -287,14 +288,14 @@ class Rescoring:
     stale: set[int]
     current: dict[str, AgentTotals] = field(default_factory=dict)
     """Agents scored from their totals, by agent id."""
-    decaying: dict[int, tuple[list[Dimension], AgentItems]] = field(default_factory=dict)
+    decaying: dict[int, tuple[list[Dimension], AgentDecay]] = field(default_factory=dict)
     """Agents with decayed dimensions: those dimensions, and the items before the batch."""
     histories: dict[int, tuple[Evidence, ...]] = field(default_factory=dict)
     """Agents scored from their whole history: that history, the batch included."""
     readings: dict[int, list[tuple[ItemReading, int]]] = field(default_factory=dict)
     """The decaying agents' new records' readings (computed once, for totals and items)."""
-    items: dict[int, AgentItems] = field(default_factory=dict)
-    """Filled by :meth:`scores`: the decaying agents' items, the batch included."""
+    previous_seq: int = 0
+    """The organisation's last seq before the batch."""
 
     @classmethod
     def read(
@@ -314,7 +315,7 @@ class Rescoring:
         config = store.config or TrustConfig()
         now_us = epoch_microseconds(check_now(now))
         totals, stale = load_totals(connection, list(new_records), key=config_key(config))
-        plan = cls(store, now, new_records, totals, stale)
+        plan = cls(store, now, new_records, totals, stale, previous_seq=previous_seq)
         decaying: dict[int, list[Dimension]] = {}
         slow: list[int] = sorted(stale)
         for pk, (agent_id, records) in new_records.items():
@@ -339,12 +340,15 @@ class Rescoring:
             )  # fmt: skip
             for pk, dimensions in decaying.items():
                 agent_id, records = new_records[pk]
-                items = prior[pk][1]
+                items = prior[pk]
                 counted = Counter(items.counts())
                 counted.update(record.dimension for record in records)
-                if counted != {d: total.count for d, total in totals[pk].items()}:
-                    # Totals and rows are written in one transaction, so this is a defect; the
-                    # whole history still gives the right score.
+                if items.seq != previous_seq or counted != {
+                    d: total.count for d, total in totals[pk].items()
+                }:
+                    # The entry lacks rows another thread's update held back, or its counts
+                    # disagree with the totals (written with the rows in one transaction, so a
+                    # defect): the whole history still gives the right score.
                     del plan.current[agent_id]
                     slow.append(pk)
                     continue
@@ -362,15 +366,20 @@ class Rescoring:
         store = self.store
         config = store.config or TrustConfig()
         now_us = epoch_microseconds(check_now(self.now))
-        wanted = {}
+        limits = decay_limits(config)
+        sums: dict[str, dict[Dimension, float]] = {}
         for pk, (dimensions, prior) in self.decaying.items():
-            new = AgentItems.from_readings(self.new_records[pk][1], self.readings[pk])
-            self.items[pk] = prior.extended(new)
-            wanted[pk] = (self.items[pk], dimensions)
-        sums = decayed_sums(wanted, now_us=now_us, config=config)
+            agent_id, records = self.new_records[pk]
+            with prior.lock:
+                by_dimension = prior.sums(dimensions, now_us, limits)
+            for record, (reading, observed) in zip(records, self.readings[pk], strict=True):
+                found = by_dimension.get(record.dimension)
+                if found is not None:
+                    found.add(reading.size, reading.size * reading.score, now_us - observed)
+            sums[agent_id] = {d: found.value() for d, found in by_dimension.items()}
         scores = score_from_totals(
             self.current, now=self.now, config=store.config, weights=store.weights,
-            decayed={self.new_records[pk][0]: by_dimension for pk, by_dimension in sums.items()},
+            decayed=sums,
         )  # fmt: skip
         for pk, history in self.histories.items():
             agent_id = self.new_records[pk][0]
@@ -400,8 +409,12 @@ class Rescoring:
             connection, organisation_id, self.totals, key=config_key(config), replace=self.stale
         )
         if cache_updates is not None:
-            for pk, items in self.items.items():
-                cache_updates.items[pk] = (evidence_seq, items)
+            limits = decay_limits(config)
+            for pk, (_, items) in self.decaying.items():
+                cache_updates.items[pk] = PendingItems(
+                    items, after=self.previous_seq, seq=evidence_seq,
+                    records=self.new_records[pk][1], readings=self.readings[pk], limits=limits,
+                )  # fmt: skip
             for pk, history in self.histories.items():
                 cache_updates.evidence[pk] = (evidence_seq, history)
 
@@ -508,19 +521,30 @@ def agent_items(
     cache: ItemCache,
     up_to: int,
     config: TrustConfig,
-) -> dict[int, tuple[int, AgentItems]]:
-    """Each agent's item readings up to seq ``up_to``, with the seq of its last row read.
+) -> dict[int, AgentDecay]:
+    """Each agent's cached items brought up to seq ``up_to`` (rows up to it are committed).
 
-    The cached items are the start; only the rows appended since are read and parsed.
+    Only the rows appended since the cached seq are read and parsed. Call under the
+    organisation's lock, so that no row up to ``up_to`` is still to come.
     """
-    stored: dict[int, tuple[int, AgentItems]] = {}
-    for agent_pk in agent_pks:
-        entry = cache.get(agent_pk)
-        stored[agent_pk] = (0, AgentItems.empty()) if entry is None else entry
-    after = {pk: seq for pk, (seq, _) in stored.items() if seq < up_to}
-    for agent_pk, (seq, records) in rows_after(connection, after, up_to=up_to).items():
-        items = stored[agent_pk][1].extended(AgentItems.from_records(records, config))
-        stored[agent_pk] = (seq, items)
+    limits = decay_limits(config)
+    stored = {pk: cache.entry(pk) for pk in agent_pks}
+    after = {}
+    for agent_pk, entry in stored.items():
+        with entry.lock:
+            if entry.seq < up_to:
+                after[agent_pk] = entry.seq
+    for agent_pk, (_, records) in rows_after(connection, after, up_to=up_to).items():
+        entry = stored[agent_pk]
+        with entry.lock:
+            if entry.seq == after[agent_pk]:
+                entry.push(records, readings_of(records, config), limits)
+    for agent_pk in after:
+        entry = stored[agent_pk]
+        with entry.lock:
+            if entry.seq == after[agent_pk]:
+                entry.seq = up_to
+        cache.account(agent_pk, entry)
     return stored
 
 

@@ -4,22 +4,23 @@ An entry says "this agent's evidence up to sequence number S is this". Rows are 
 removed and every row of an agent is appended under its organisation's lock, so a later
 rescoring only needs the rows after S. ``db verify`` reads the database itself, never a cache.
 Two kinds of entry: the parsed records (:class:`EvidenceCache`, for rescoring from the whole
-history) and their item readings as columns (:class:`ItemCache`, for the decayed sums).
+history) and their item readings with the decay sums (:class:`ItemCache`, for the decayed sums).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sized
+from collections.abc import Mapping, Sequence, Sized
 from typing import Generic, TypeVar
 
-from trustprobe.store.item_readings import AgentItems
-from trustprobe.trust import Evidence
+from trustprobe.store.item_readings import AgentDecay
+from trustprobe.trust import DecayLimits, Evidence, ItemReading
 
 DEFAULT_MAX_RECORDS = 1_000_000
-DEFAULT_MAX_ITEMS = 10_000_000
-"""Item readings take 25 bytes each (250 MB at most); a parsed record takes far more."""
+DEFAULT_MAX_ITEMS = 4_000_000
+"""An item takes about 70 bytes (its three numbers in arrays and a queue entry): 280 MB at most;
+a parsed record takes far more."""
 
 V = TypeVar("V", bound=Sized)
 
@@ -74,11 +75,53 @@ class EvidenceCache(AgentCache[tuple[Evidence, ...]]):
         super().__init__(max_records)
 
 
-class ItemCache(AgentCache[AgentItems]):
-    """Each agent's item readings as columns, in sequence order."""
+class ItemCache:
+    """Each agent's :class:`AgentDecay`, bounded by their total item count (least used out).
+
+    Entries are changed in place under their own lock; the cache only counts and evicts them.
+    """
 
     def __init__(self, max_items: int = DEFAULT_MAX_ITEMS) -> None:
-        super().__init__(max_items)
+        self.max_items = max_items
+        self._entries: OrderedDict[int, AgentDecay] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, agent_pk: int) -> AgentDecay | None:
+        """Return the agent's entry, marking it recently used; ``None`` when absent."""
+        with self._lock:
+            entry = self._entries.get(agent_pk)
+            if entry is not None:
+                self._entries.move_to_end(agent_pk)
+            return entry
+
+    def entry(self, agent_pk: int) -> AgentDecay:
+        """The agent's entry, a new empty one if absent."""
+        with self._lock:
+            entry = self._entries.get(agent_pk)
+            if entry is None:
+                entry = self._entries[agent_pk] = AgentDecay()
+            self._entries.move_to_end(agent_pk)
+            return entry
+
+    def account(self, agent_pk: int, entry: AgentDecay) -> None:
+        """Count ``entry``'s items again after it grew; evict the least used beyond the bound."""
+        with self._lock:
+            if self._entries.get(agent_pk) is not entry:
+                return
+            size = len(entry)
+            self._size += size - entry.accounted
+            entry.accounted = size
+            while self._size > self.max_items and self._entries:
+                _, evicted = self._entries.popitem(last=False)
+                self._size -= evicted.accounted
+                evicted.accounted = 0
+
+    def clear(self) -> None:
+        """Forget everything (e.g. after restoring the database from a backup)."""
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
 
 
 class CacheUpdates:
@@ -86,9 +129,39 @@ class CacheUpdates:
 
     def __init__(self) -> None:
         self.evidence: dict[int, tuple[int, tuple[Evidence, ...]]] = {}
-        self.items: dict[int, tuple[int, AgentItems]] = {}
+        self.items: dict[int, PendingItems] = {}
 
     def apply(self, evidence_cache: EvidenceCache, item_cache: ItemCache) -> None:
         """Store the entries in the caches."""
         evidence_cache.update(self.evidence)
-        item_cache.update(self.items)
+        for agent_pk, pending in self.items.items():
+            pending.apply()
+            item_cache.account(agent_pk, pending.entry)
+
+
+class PendingItems:
+    """A batch's records for an agent's :class:`AgentDecay`, added once they are committed.
+
+    Added only if the entry still holds exactly the rows before the batch (``after``); otherwise
+    the next rescoring reads the rows it lacks from the database.
+    """
+
+    def __init__(
+        self,
+        entry: AgentDecay,
+        *,
+        after: int,
+        seq: int,
+        records: Sequence[Evidence],
+        readings: Sequence[tuple[ItemReading, int]],
+        limits: DecayLimits,
+    ) -> None:
+        self.entry, self.after, self.seq = entry, after, seq
+        self.records, self.readings, self.limits = records, readings, limits
+
+    def apply(self) -> None:
+        """Add the records to the entry if it is where the batch left it."""
+        with self.entry.lock:
+            if self.entry.seq == self.after:
+                self.entry.push(self.records, self.readings, self.limits)
+                self.entry.seq = self.seq

@@ -1,37 +1,40 @@
-"""Each agent's item readings as columns: what the decayed sums need, without the records.
+"""Each agent's item readings with the three decay sums moved forward in time.
 
 A dimension whose oldest scoring item has begun to decay needs Σ size·decayed over its items as
-of ``now``, which no running total gives exactly (docs/store.md, "Running totals"). Everything
-else of its reading comes from the totals. The items' size, raw score and observation time,
-kept as columns, give that sum with a few array operations over every agent of a batch at once
-and one exact sum per dimension: the same floats as the one-agent path, which computes each
-term the same way and sums them with ``math.fsum``.
+of ``now``, which the running totals do not give (docs/store.md, "Running totals"). That sum is
+``W − κ·(SA − Γ·S)`` over three exact sums (:mod:`trustprobe.trust.decayed_sum`): Σ weighted
+score over the items not at 0, Σ size and Σ size·age over the decaying ones. Each item moves
+between those sums twice in its life, when its grace ends and when it reaches 0, so a queue per
+event, ordered by the time it happens, gives the sums as of any later ``now`` at a cost that
+follows the items that moved, not the agent's item count. An earlier ``now``, or other decay
+settings, rebuild the dimension's queues from its items.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import heapq
+import threading
+from array import array
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TypeVar
-
-import numpy as np
-import numpy.typing as npt
 
 from trustprobe.trust import (
     DIMENSIONS,
+    DecayedSum,
+    DecayLimits,
     Dimension,
     Evidence,
+    ExactSum,
     ItemReading,
     TrustConfig,
-    decayed_scores,
     epoch_microseconds,
     item_reading,
 )
+from trustprobe.trust.decayed_sum import exact_float_sum
 
 DIMENSION_CODES = {dimension: code for code, dimension in enumerate(DIMENSIONS)}
-K = TypeVar("K")
+_INDEX_BITS = 32
+_INDEX_MASK = (1 << _INDEX_BITS) - 1
 
 
 def readings_of(records: Sequence[Evidence], config: TrustConfig) -> list[tuple[ItemReading, int]]:
@@ -46,97 +49,155 @@ def readings_of(records: Sequence[Evidence], config: TrustConfig) -> list[tuple[
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class AgentItems:
-    """One agent's items in sequence order: a row per stored record."""
+class DimensionDecay:
+    """One (agent, dimension): its items, and the three sums as of ``now_us``.
 
-    dimension: npt.NDArray[np.int8]
-    """Dimension code (index into ``DIMENSIONS``)."""
-    size: npt.NDArray[np.float64]
-    """Observations behind the item."""
-    score: npt.NDArray[np.float64]
-    """Raw 0–100 reading, before decay."""
-    observed_us: npt.NDArray[np.int64]
-    """Observation time, microseconds since the Unix epoch."""
+    ``kept`` = Σ weighted score of the items not at 0; ``size`` and ``size_observed`` = Σ size
+    and Σ size·observed of the decaying ones (Σ size·age is ``now·S − that``). Items still in
+    grace wait in ``grace_queue`` by the first ``now`` at which they decay; decaying items wait
+    in ``zero_queue`` by the first ``now`` at which they are at 0. A queue entry is the single
+    integer ``time << 32 | index``, and the items are typed arrays: neither holds an object per
+    item for the garbage collector to visit.
+    """
+
+    __slots__ = (
+        "grace_queue",
+        "kept",
+        "limits",
+        "now_us",
+        "observed",
+        "size",
+        "size_observed",
+        "sizes",
+        "weighted",
+        "zero_queue",
+    )
+
+    def __init__(self, limits: DecayLimits) -> None:
+        self.sizes = array("d")
+        self.weighted = array("d")
+        self.observed = array("q")
+        self._reset(limits)
+
+    def _reset(self, limits: DecayLimits) -> None:
+        self.limits = limits
+        self.kept = ExactSum()
+        self.size = ExactSum()
+        self.size_observed = ExactSum()
+        self.grace_queue: list[int] = []
+        self.zero_queue: list[int] = []
+        self.now_us: int | None = None
 
     def __len__(self) -> int:
-        return len(self.dimension)
+        return len(self.sizes)
 
-    @classmethod
-    def empty(cls) -> AgentItems:
-        """No items."""
-        return cls(np.zeros(0, np.int8), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    def push(self, sizes: list[float], weighted: list[float], observed_us: list[int]) -> None:
+        """Add items (they move at the next :meth:`advance`)."""
+        start = len(self.sizes)
+        self.sizes.extend(sizes)
+        self.weighted.extend(weighted)
+        self.observed.extend(observed_us)
+        self.kept.add_exact(exact_float_sum(weighted))
+        if self.limits.decays:
+            due, queue = self.limits.grace_floor_us + 1, self.grace_queue
+            for index, observed in enumerate(observed_us, start):
+                heapq.heappush(queue, ((observed + due) << _INDEX_BITS) + index)
 
-    @classmethod
-    def from_records(cls, records: Sequence[Evidence], config: TrustConfig) -> AgentItems:
-        """The readings of ``records`` (read with ``config``'s item-scoring settings)."""
-        return cls.from_readings(records, readings_of(records, config))
+    def _rebuild(self, limits: DecayLimits) -> None:
+        self._reset(limits)
+        self.kept = exact_float_sum(self.weighted.tolist())
+        if limits.decays:
+            due = limits.grace_floor_us + 1
+            self.grace_queue = [
+                ((observed + due) << _INDEX_BITS) + i for i, observed in enumerate(self.observed)
+            ]
+            heapq.heapify(self.grace_queue)
 
-    @classmethod
-    def from_readings(
-        cls, records: Sequence[Evidence], readings: Sequence[tuple[ItemReading, int]]
-    ) -> AgentItems:
-        """The items of ``records``, whose :func:`readings_of` are ``readings``."""
-        return cls(
-            np.array([DIMENSION_CODES[record.dimension] for record in records], np.int8),
-            np.array([reading.size for reading, _ in readings], np.float64),
-            np.array([reading.score for reading, _ in readings], np.float64),
-            np.array([observed for _, observed in readings], np.int64),
+    def advance(self, now_us: int, limits: DecayLimits) -> None:
+        """Move the items whose grace ended or that reached 0 by ``now_us``."""
+        if limits != self.limits or (self.now_us is not None and now_us < self.now_us):
+            self._rebuild(limits)
+        grace, zero = self.grace_queue, self.zero_queue
+        last = ((now_us + 1) << _INDEX_BITS) - 1  # the greatest entry due by now_us
+        while grace and grace[0] <= last:
+            index = heapq.heappop(grace) & _INDEX_MASK
+            size, observed = self.sizes[index], self.observed[index]
+            self.size.add(size)
+            self.size_observed.add_product(size, observed)
+            zero_age = limits.zero_age(size, self.weighted[index])
+            heapq.heappush(zero, ((observed + zero_age) << _INDEX_BITS) + index)
+        while zero and zero[0] <= last:
+            index = heapq.heappop(zero) & _INDEX_MASK
+            size = self.sizes[index]
+            self.kept.add(-self.weighted[index])
+            self.size.add(-size)
+            self.size_observed.add_product(-size, self.observed[index])
+        self.now_us = now_us
+
+    def sums(self, now_us: int, limits: DecayLimits) -> DecayedSum:
+        """The three sums as of ``now_us`` (new, so more items may be added to them)."""
+        self.advance(now_us, limits)
+        size, size_observed = self.size, self.size_observed
+        exponent = max(size.exponent, size_observed.exponent)
+        size_age = ExactSum(
+            (now_us * size.numerator << (exponent - size.exponent))
+            - (size_observed.numerator << (exponent - size_observed.exponent)),
+            exponent,
         )
+        return DecayedSum(
+            limits, ExactSum(self.kept.numerator, self.kept.exponent),
+            ExactSum(size.numerator, size.exponent), size_age,
+        )  # fmt: skip
 
-    def extended(self, more: AgentItems) -> AgentItems:
-        """These items followed by ``more``."""
-        if not len(more):
-            return self
-        if not len(self):
-            return more
-        return AgentItems(
-            np.concatenate((self.dimension, more.dimension)),
-            np.concatenate((self.size, more.size)),
-            np.concatenate((self.score, more.score)),
-            np.concatenate((self.observed_us, more.observed_us)),
-        )
+
+class AgentDecay:
+    """One agent's :class:`DimensionDecay` by dimension, holding its rows up to ``seq``.
+
+    Shared between rescorings of the agent in one process: use it under ``lock``.
+    """
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.dimensions: dict[Dimension, DimensionDecay] = {}
+        self.lock = threading.Lock()
+        self.accounted = 0
+        """Items the cache counted for it."""
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.dimensions.values())
+
+    def push(
+        self,
+        records: Sequence[Evidence],
+        readings: Sequence[tuple[ItemReading, int]],
+        limits: DecayLimits,
+    ) -> None:
+        """Add ``records`` (whose :func:`readings_of` are ``readings``)."""
+        columns: dict[Dimension, tuple[list[float], list[float], list[int]]] = {}
+        for record, (reading, observed) in zip(records, readings, strict=True):
+            found = columns.get(record.dimension)
+            if found is None:
+                found = columns[record.dimension] = ([], [], [])
+            found[0].append(reading.size)
+            found[1].append(reading.size * reading.score)
+            found[2].append(observed)
+        for dimension, (sizes, weighted, moments) in columns.items():
+            entry = self.dimensions.get(dimension)
+            if entry is None:
+                entry = self.dimensions[dimension] = DimensionDecay(limits)
+            entry.push(sizes, weighted, moments)
 
     def counts(self) -> dict[Dimension, int]:
         """Items per dimension (dimensions without items left out)."""
-        found = np.bincount(self.dimension, minlength=len(DIMENSIONS)).tolist()
-        return {DIMENSIONS[code]: n for code, n in enumerate(found) if n}
+        return {d: len(items) for d, items in self.dimensions.items() if len(items)}
 
-
-def decayed_sums(
-    agents: Mapping[K, tuple[AgentItems, Sequence[Dimension]]],
-    *,
-    now_us: int,
-    config: TrustConfig,
-) -> dict[K, dict[Dimension, float]]:
-    """Σ size·decayed as of ``now_us`` for each agent's listed dimensions, rounded once.
-
-    Equal to ``math.fsum(size * decayed_score(score, age))`` over the dimension's items, which
-    is what ``combine_readings`` computes. Every agent's terms are computed in one pass (the
-    same element-wise operations, so the same floats as agent by agent) and grouped by
-    dimension, then agent, with one sort. No item may lie after ``now_us``.
-    """
-    if not agents:
-        return {}
-    columns = [items for items, _ in agents.values()]
-    age = now_us - np.concatenate([items.observed_us for items in columns])
-    if len(age) and int(age.min()) < 0:
-        raise ValueError("an item lies after now: the decayed sums need every item current")
-    size = np.concatenate([items.size for items in columns])
-    score = np.concatenate([items.score for items in columns])
-    dimension = np.concatenate([items.dimension for items in columns])
-    terms = size * decayed_scores(score, age, config)
-    # A stable sort by dimension keeps the agents in order within each dimension, so group
-    # (dimension d, agent a) is run number d × agents + a.
-    grouped = terms[np.argsort(dimension, kind="stable")].data  # iterates as Python floats
-    agent = np.repeat(np.arange(len(columns)), [len(items) for items in columns])
-    run_of = dimension.astype(np.int64) * len(columns) + agent
-    runs = np.bincount(run_of, minlength=len(DIMENSIONS) * len(columns))
-    ends = np.cumsum(runs).tolist()
-    sums: dict[K, dict[Dimension, float]] = {}
-    for number, (key, (_, dimensions)) in enumerate(agents.items()):
-        sums[key] = {}
-        for wanted in dimensions:
-            run = DIMENSION_CODES[wanted] * len(columns) + number
-            sums[key][wanted] = math.fsum(grouped[ends[run] - int(runs[run]) : ends[run]])
-    return sums
+    def sums(
+        self, dimensions: Sequence[Dimension], now_us: int, limits: DecayLimits
+    ) -> dict[Dimension, DecayedSum]:
+        """The three sums of each of ``dimensions`` as of ``now_us`` (an empty one: none)."""
+        return {
+            d: self.dimensions[d].sums(now_us, limits)
+            if d in self.dimensions
+            else DecayedSum(limits)
+            for d in dimensions
+        }

@@ -3,9 +3,10 @@
 Evidence is append-only, so what a dimension's score needs (item count, Σ size, Σ size·score,
 newest observation...) only grows. The totals hold those sums exactly (:class:`ExactSum`), and
 the trust engine rounds every sum once whatever the order of its terms, so a score computed from
-totals equals, bit for bit, the score computed from the whole history. Decay is the exception
-that needs the items themselves: an agent with an item that has begun to decay as of ``now`` (or
-one observed after ``now``) is rescored from its whole history. Details in docs/store.md.
+totals equals, bit for bit, the score computed from the whole history. Decay is the exception:
+a dimension with an item past its grace period as of ``now`` needs Σ size·decayed, which the
+decay sums moved forward in time give (item_readings.py); an agent with an item observed after
+``now`` is rescored from its whole history. Details in docs/store.md.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from trustprobe.trust import (
     WeightSet,
     check_now,
     counted_score_sources,
+    decay_limits,
     epoch_microseconds,
-    overdue_days,
     reading_from_sums,
     score_grid,
 )
@@ -95,8 +96,8 @@ class DimensionTotal:
     def undecayed_at(self, now_us: int, config: TrustConfig) -> bool:
         """Whether, as of ``now_us``, no item is in the future and none has lost points to decay.
 
-        Then every decayed score equals its raw score exactly (``decayed_score`` subtracts 0.0,
-        or floors a 0 score at 0), so Σ size·decayed is Σ size·score, which the totals hold.
+        Then every item contributes its weighted score, so Σ size·decayed is Σ size·score, which
+        the totals hold (items scoring 0 contribute 0 either way).
         """
         return not self.in_future(now_us) and not self.decaying_at(now_us, config)
 
@@ -106,13 +107,15 @@ class DimensionTotal:
         return self.newest_us > now_us
 
     def decaying_at(self, now_us: int, config: TrustConfig) -> bool:
-        """Whether an item scoring above 0 has lost points to decay as of ``now_us``.
+        """Whether an item scoring above 0 is past its grace period as of ``now_us``.
 
-        The oldest such item decides: ``overdue_days`` is non-decreasing in the age.
+        The oldest such item decides; the test is exact (:class:`DecayLimits`).
         """
+        limits = decay_limits(config)
         return (
-            self.oldest_scored_us is not None
-            and overdue_days(now_us - self.oldest_scored_us, config) != 0.0
+            limits.decays
+            and self.oldest_scored_us is not None
+            and now_us - self.oldest_scored_us > limits.grace_floor_us
         )
 
     def reading(

@@ -14,11 +14,16 @@ from trustprobe.trust.batch import (
 )
 from trustprobe.trust.composite import check_now, compute_trust_score, tier_for
 from trustprobe.trust.config import TrustConfig, load_trust_config
-from trustprobe.trust.decay import decayed_score, decayed_scores, epoch_microseconds, overdue_days
+from trustprobe.trust.decay import decayed_score, epoch_microseconds, overdue_days
+from trustprobe.trust.decayed_sum import (
+    DecayedSum,
+    DecayLimits,
+    decay_limits,
+    decayed_total,
+)
 from trustprobe.trust.dimension_scores import (
     OPERATIONAL_FUNCTIONS,
     DimensionReading,
-    ExactSum,
     ItemReading,
     item_reading,
     reading_from_sums,
@@ -48,6 +53,7 @@ from trustprobe.trust.evidence import (
     load_evidence,
     parse_evidence,
 )
+from trustprobe.trust.exact_sum import ExactSum
 from trustprobe.trust.from_report import (
     DEFAULT_CATEGORY_DIMENSIONS,
     CategoryMapping,
@@ -120,8 +126,11 @@ __all__ = [
     "compute_trust_score",
     "compute_trust_scores",
     "counted_score_sources",
+    "DecayLimits",
+    "DecayedSum",
+    "decay_limits",
+    "decayed_total",
     "decayed_score",
-    "decayed_scores",
     "epoch_microseconds",
     "evidence_canonical_json",
     "evidence_from_report",

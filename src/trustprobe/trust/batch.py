@@ -5,7 +5,8 @@ The result equals :func:`~trustprobe.trust.composite.compute_trust_score` agent 
 Exactness: every floating-point operation is the one the per-agent path makes. The sums over the
 items of one (agent, dimension) are exact sums rounded once (``math.fsum``, as in
 ``combine_readings``), never ``np.add.reduceat``, whose pairwise summation would differ in the
-last bits and could flip a rounding.
+last bits and could flip a rounding; Σ size·decayed is the exact real-number sum rounded once,
+from three exact group sums (:mod:`~trustprobe.trust.decayed_sum`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,18 @@ from trustprobe.trust.composite import (
     unique_evidence,
 )
 from trustprobe.trust.config import TrustConfig
-from trustprobe.trust.decay import decayed_scores, epoch_microseconds
+from trustprobe.trust.decay import epoch_microseconds
+from trustprobe.trust.decayed_sum import (
+    decay_limits,
+    decay_phases,
+    decayed_total,
+    exact_float_sum,
+    exact_products,
+)
 from trustprobe.trust.dimension_scores import item_reading
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence, EvidenceOrigin
+from trustprobe.trust.exact_sum import ExactSum
 from trustprobe.trust.score import ScoreSource, TrustScore
 from trustprobe.trust.sources import score_sources
 from trustprobe.trust.weights import WeightSet
@@ -203,6 +212,89 @@ def _exact_group_sums(
     return sums
 
 
+def _group_decayed_sums(
+    starts: IntArray,
+    lengths: IntArray,
+    *,
+    size: FloatArray,
+    weighted: FloatArray,
+    age: IntArray,
+    config: TrustConfig,
+) -> FloatArray:
+    """Per-group Σ size·decayed, as :class:`~trustprobe.trust.decayed_sum.DecayedSum` gives it.
+
+    The items' phases are found for all rows at once. A group with no decaying item sums the
+    weighted scores of its items not at 0 (``math.fsum``, the same rounding); the others take
+    the exact sums of their three columns and the one formula.
+    """
+    limits = decay_limits(config)
+    decaying, zero = decay_phases(size, weighted, age, limits)
+    kept = np.where(zero, 0.0, weighted).tolist()
+    bounds = list(zip(starts.tolist(), (starts + lengths).tolist(), strict=True))
+    out = np.fromiter((math.fsum(kept[a:b]) for a, b in bounds), np.float64, len(bounds))
+    with_decay = np.flatnonzero(np.add.reduceat(decaying, starts) > 0) if len(starts) else starts
+    if not len(with_decay):
+        return out
+    sums = _decaying_sums(
+        np.where(decaying, size, 0.0), np.where(decaying, age, 0), starts, bounds, with_decay
+    )
+    for group, (size_sum, size_age) in zip(with_decay.tolist(), sums, strict=True):
+        a, b = bounds[group]
+        out[group] = decayed_total(exact_float_sum(kept[a:b]), size_sum, size_age, limits)
+    return out
+
+
+_INT_SIZE_LIMIT = 2**31
+_INT_GROUP_LIMIT = 32
+_AGE_SPLIT = 26
+
+
+def _decaying_sums(
+    size: FloatArray,
+    age: IntArray,
+    starts: IntArray,
+    bounds: list[tuple[int, int]],
+    groups: IntArray,
+) -> list[tuple[ExactSum, ExactSum]]:
+    """Exact Σ size and Σ size·age of each of ``groups`` (rows not decaying hold 0 in both).
+
+    Whole sizes below 2**31 in groups of at most 32 rows, with ages below 2**52 (the usual
+    case), are summed in 64-bit integers for all groups at once: size × half an age stays below
+    2**57, so a group's sum cannot overflow. Otherwise each group is summed from exact float
+    products (:func:`exact_products`), or item by item when those are out of range too.
+    """
+    whole = (
+        len(size)
+        and int(np.diff(starts, append=len(size)).max()) <= _INT_GROUP_LIMIT
+        and float(size.max()) < _INT_SIZE_LIMIT
+        and int(age.max()) < 2**52
+        and bool(np.all(size == np.trunc(size)))
+    )
+    if whole:
+        counts = size.astype(np.int64)
+        size_sums = np.add.reduceat(counts, starts)[groups].tolist()
+        high = np.add.reduceat(counts * (age >> _AGE_SPLIT), starts)[groups].tolist()
+        low = np.add.reduceat(counts * (age & (2**_AGE_SPLIT - 1)), starts)[groups].tolist()
+        return [
+            (ExactSum(n), ExactSum((h << _AGE_SPLIT) + lo))
+            for n, h, lo in zip(size_sums, high, low, strict=True)
+        ]
+    products = exact_products(size, age)
+    sizes = size.tolist()
+    columns = [p.tolist() for p in products or ()]
+    out = []
+    for group in groups.tolist():
+        a, b = bounds[group]
+        if products is None:  # out of the split's range: item by item
+            size_age = ExactSum()
+            for row in range(a, b):
+                size_age.add_product(sizes[row], int(age[row]))
+        else:
+            size_age = exact_float_sum([v for column in columns for v in column[a:b]])
+        out.append((exact_float_sum(sizes[a:b]), size_age))
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class ReadingGrid:
     """Dimension readings of many agents as agent × dimension grids (count 0: not covered)."""
@@ -339,13 +431,13 @@ def compute_trust_scores(
     low_confidence = table.low_confidence[source]
     evidence_count = np.bincount(agent, minlength=n_agents)
 
-    decayed = decayed_scores(score, age, config)
-
     boundary = np.flatnonzero(np.diff(group_key)) + 1
     starts = np.concatenate(([0], boundary)).astype(np.int64) if len(group_key) else boundary
     lengths = np.diff(np.concatenate((starts, [len(group_key)]))).astype(np.int64)
-    total, weighted_raw, weighted_decayed = _exact_group_sums(
-        starts, lengths, (size, size * score, size * decayed)
+    weighted = size * score
+    total, weighted_raw = _exact_group_sums(starts, lengths, (size, weighted))
+    weighted_decayed = _group_decayed_sums(
+        starts, lengths, size=size, weighted=weighted, age=age, config=config
     )
     group_agent, group_dimension = agent[starts], dimension[starts]
     group_score = np.minimum(100.0, np.maximum(0.0, weighted_decayed / total))

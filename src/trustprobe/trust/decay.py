@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
-import numpy.typing as npt
-
 from trustprobe.trust.config import TrustConfig
 
 MICROSECONDS_PER_DAY = 86_400_000_000
-"""Ages are kept as integer microseconds so the batch path can reproduce them exactly."""
+"""Ages are kept as integer microseconds, so every path computes the same ages exactly."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
@@ -27,9 +24,11 @@ def age_days(age_microseconds: int) -> float:
 
 
 def decayed_score(raw: float, age_microseconds: int, config: TrustConfig) -> float:
-    """``max(0, raw − points_per_week × max(0, age_days − grace_days) / 7)``.
+    """``max(0, raw − points_per_week × max(0, age_days − grace_days) / 7)``, in floats.
 
     Continuous: an item 7.5 days past the grace period loses 0.1 × 7.5 / 7 ≈ 0.107 points.
+    One item's value, for display; a dimension's Σ size·decayed is the exact sum of the same
+    formula rounded once (:mod:`trustprobe.trust.decayed_sum`), not a sum of these.
     """
     overdue = overdue_days(age_microseconds, config)
     return max(raw - config.decay_points_per_week * (overdue / 7.0), 0.0)
@@ -42,15 +41,3 @@ def overdue_days(age_microseconds: int, config: TrustConfig) -> float:
     :func:`decayed_score` returns each raw score unchanged.
     """
     return max(age_days(age_microseconds) - config.decay_grace_days, 0.0)
-
-
-def decayed_scores(
-    score: npt.NDArray[np.float64], age_microseconds: npt.NDArray[np.int64], config: TrustConfig
-) -> npt.NDArray[np.float64]:
-    """:func:`decayed_score` of many items at once, bit for bit (same operations, same order).
-
-    Ages must be at least 0 and below 2**53 microseconds (285 years), so that converting them
-    to floats is exact, as the one-item path's integer division is.
-    """
-    overdue = np.maximum(age_microseconds / MICROSECONDS_PER_DAY - config.decay_grace_days, 0.0)
-    return np.maximum(score - config.decay_points_per_week * (overdue / 7.0), 0.0)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from trustprobe.trust.config import TrustConfig
-from trustprobe.trust.decay import age_days, decayed_score
+from trustprobe.trust.decay import age_days
+from trustprobe.trust.decayed_sum import DecayedSum, decay_limits
 from trustprobe.trust.dimensions import Dimension
 from trustprobe.trust.evidence import EvalEvidence, Evidence, JuryEvidence, OperationalEvidence
 from trustprobe.trust.jury import jury_verdict
@@ -165,21 +166,23 @@ def combine_readings(
 ) -> DimensionReading | None:
     """Combine ``(reading, age in microseconds)`` pairs of one dimension.
 
-    Score = Σ size·decayed / Σ size (and the same before decay). Each sum is the exact sum of
-    its float terms rounded once (``math.fsum``), so neither the order of the items nor the way
-    they were grouped changes a bit: the batch path and the store's running totals
-    (:class:`ExactSum`) reach the same floats. ``None`` for no items: a dimension without
-    evidence is not covered, never 0.
+    Score = Σ size·decayed / Σ size (and the same before decay). Σ size and Σ size·score are
+    exact sums of their float terms rounded once (``math.fsum``); Σ size·decayed is the exact
+    real-number sum rounded once (:mod:`~trustprobe.trust.decayed_sum`). So neither the order
+    of the items nor the way they were grouped changes a bit: the batch path and the store's
+    running totals (:class:`~trustprobe.trust.exact_sum.ExactSum`) reach the same floats.
+    ``None`` for no items: a dimension without evidence is not covered, never 0.
     """
     sizes: list[float] = []
     raw_terms: list[float] = []
-    decayed_terms: list[float] = []
+    decayed = DecayedSum(decay_limits(config))
     freshest: int | None = None
     low_confidence = False
     for reading, age in readings:
+        weighted = reading.size * reading.score
         sizes.append(reading.size)
-        raw_terms.append(reading.size * reading.score)
-        decayed_terms.append(reading.size * decayed_score(reading.score, age, config))
+        raw_terms.append(weighted)
+        decayed.add(reading.size, weighted, age)
         freshest = age if freshest is None else min(freshest, age)
         low_confidence = low_confidence or reading.low_confidence
     if freshest is None:
@@ -187,7 +190,7 @@ def combine_readings(
     return reading_from_sums(
         total=math.fsum(sizes),
         weighted_raw=math.fsum(raw_terms),
-        weighted_decayed=math.fsum(decayed_terms),
+        weighted_decayed=decayed.value(),
         count=len(sizes),
         freshest_age_microseconds=freshest,
         low_confidence=low_confidence,
@@ -216,47 +219,6 @@ def reading_from_sums(
         low_confidence=low_confidence,
         standard_error=standard_error(score, total, config.interval_z),
     )
-
-
-class ExactSum:
-    """The exact sum of floats, as ``numerator × 2**-exponent``; :meth:`value` rounds it once.
-
-    Every finite float is an integer times a power of two, so the sum of any number of them is
-    held without error, whatever the order of the additions. ``value()`` equals ``math.fsum``
-    of the same terms. Text form (for storing running totals): ``"numerator/exponent"``.
-    """
-
-    __slots__ = ("exponent", "numerator")
-
-    def __init__(self, numerator: int = 0, exponent: int = 0) -> None:
-        self.numerator = numerator
-        self.exponent = exponent
-
-    def add(self, term: float) -> None:
-        """Add one finite float exactly."""
-        numerator, denominator = term.as_integer_ratio()
-        shift = denominator.bit_length() - 1  # denominators of floats are powers of two
-        if shift > self.exponent:
-            self.numerator <<= shift - self.exponent
-            self.exponent = shift
-        self.numerator += numerator << (self.exponent - shift)
-
-    def value(self) -> float:
-        """The sum rounded once to the nearest float (ties to even), as ``math.fsum`` does."""
-        return self.numerator / (1 << self.exponent)
-
-    def text(self) -> str:
-        """The exact sum as ``"numerator/exponent"``."""
-        return f"{self.numerator}/{self.exponent}"
-
-    @classmethod
-    def from_text(cls, text: str) -> ExactSum:
-        """Read :meth:`text` back; anything else is a ValueError."""
-        numerator, _, exponent = text.partition("/")
-        value = cls(int(numerator), int(exponent))
-        if value.exponent < 0:
-            raise ValueError(f"not an exact sum: {text!r}")
-        return value
 
 
 def freshest_age_days(reading: DimensionReading) -> float:
