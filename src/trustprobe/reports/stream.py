@@ -28,7 +28,6 @@ from trustprobe.reports.writers import CASES_DEPTH as CASES_DEPTH
 from trustprobe.reports.writers import CASES_MARKER, INDENT, POINTS_MARKER, report_json
 from trustprobe.reports.writers import POINTS as POINTS
 from trustprobe.reports.writers import POINTS_DEPTH as POINTS_DEPTH
-from trustprobe.reports.writers import join_lines as join_lines
 from trustprobe.reports.writers import line_layout as line_layout
 from trustprobe.reports.writers import render_items as render_items
 
