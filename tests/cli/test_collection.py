@@ -1,4 +1,4 @@
-"""The scoring commands' garbage collection settings hold inside the run and are undone after."""
+"""The garbage collection settings of the scoring commands and the service: held, then undone."""
 
 from __future__ import annotations
 
@@ -6,7 +6,12 @@ import gc
 
 import pytest
 
-from trustprobe.cli.collection import BULK_THRESHOLDS, bulk_collection
+from trustprobe.cli.collection import (
+    BULK_THRESHOLDS,
+    SERVICE_THRESHOLDS,
+    bulk_collection,
+    collect_rarely,
+)
 
 
 def test_thresholds_are_raised_inside_and_restored_after() -> None:
@@ -35,3 +40,22 @@ def test_cycles_made_inside_are_still_collected() -> None:
         first.other, second.other = second, first
         del first, second
         assert gc.collect() >= 2
+
+
+def test_the_service_thresholds_hold_inside_and_are_restored_after() -> None:
+    before = gc.get_threshold()
+    with bulk_collection(SERVICE_THRESHOLDS):
+        assert gc.get_threshold() == SERVICE_THRESHOLDS
+        assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before
+
+
+def test_a_worker_collects_rarely_for_the_rest_of_its_life() -> None:
+    before = gc.get_threshold()
+    try:
+        collect_rarely(SERVICE_THRESHOLDS)
+        assert gc.get_threshold() == SERVICE_THRESHOLDS
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()

@@ -1,4 +1,4 @@
-"""Garbage collection tuned for a command that scores many cases.
+"""Garbage collection tuned for commands that score many cases, and for the HTTP service.
 
 A scoring run allocates millions of small objects (responses, cases) that live exactly one
 chunk and hold no reference cycles. CPython's default thresholds collect the youngest
@@ -13,6 +13,14 @@ chunk of 8,192 cases allocates a few hundred thousand objects that stay alive un
 is written, so a smaller threshold walks each chunk's live objects several times over for
 nothing (a 200,000-case run: 0.7 CPU s of young collections, against 0.08 s; the collections
 find a few thousand cyclic objects in all; docs/benchmarks.md).
+
+The HTTP service (``trustprobe serve``, each of its workers) collects the same way, with the
+youngest generation every 100,000 allocations: a 5,000-record ingestion keeps tens of thousands
+of objects (records, their readings, the scores' models) alive until it answers, and with the
+default thresholds its collections walked them, and the whole heap at each full collection,
+about 10 µs of the ~50 µs of CPU per record (docs/benchmarks.md, "Evidence ingestion"). Net
+of what reference counting frees, requests leave few objects behind, so 100,000 is rarely
+reached.
 """
 
 from __future__ import annotations
@@ -23,14 +31,21 @@ from contextlib import contextmanager
 
 BULK_THRESHOLDS = (1_000_000, 50, 100)
 """Allocations before a young collection, and collections before each older one."""
+SERVICE_THRESHOLDS = (100_000, 50, 100)
+"""The same for the HTTP service's processes."""
+
+
+def collect_rarely(thresholds: tuple[int, int, int]) -> None:
+    """Leave what exists now to the end of the process and collect at ``thresholds``."""
+    gc.freeze()
+    gc.set_threshold(*thresholds)
 
 
 @contextmanager
-def bulk_collection() -> Iterator[None]:
-    """Collect garbage rarely inside the block; the default thresholds are restored after."""
+def bulk_collection(thresholds: tuple[int, int, int] = BULK_THRESHOLDS) -> Iterator[None]:
+    """Collect garbage rarely inside the block; the previous thresholds are restored after."""
     before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*BULK_THRESHOLDS)
+    collect_rarely(thresholds)
     try:
         yield
     finally:

@@ -9,6 +9,7 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.supervisors import Multiprocess
 
+from trustprobe.cli.collection import SERVICE_THRESHOLDS, bulk_collection, collect_rarely
 from trustprobe.cli.console import err_console
 from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
 from trustprobe.service import (
@@ -30,11 +31,14 @@ def worker_app() -> FastAPI:
     Workers are spawned, not forked: they get the settings, with the store URL resolved by the
     parent, through :data:`WORKER_SETTINGS_ENV`, and the rest of the parent's environment
     (``$TRUSTPROBE_WEIGHTS_OVERRIDE``) as it is, so every worker scores like the parent would.
+    The worker collects garbage rarely for the rest of its life (cli/collection.py).
     """
     settings = ServiceSettings.model_validate_json(os.environ[WORKER_SETTINGS_ENV])
     # The parent already said any warning about the weights.
     store = open_store(settings.database_url, weights=resolve_weights())
-    return create_app(settings, store=store, close_store=True)
+    app = create_app(settings, store=store, close_store=True)
+    collect_rarely(SERVICE_THRESHOLDS)
+    return app
 
 
 def serve(
@@ -100,7 +104,9 @@ def serve(
         )
         if workers == 1:
             app = create_app(settings, store=store)
-            uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
+            server = uvicorn.Server(uvicorn.Config(app, log_level="info"))
+            with bulk_collection(SERVICE_THRESHOLDS):  # see cli/collection.py
+                server.run(sockets=[sock])
             return
         store.close()  # the parent only checked the schema; each worker opens its own
         os.environ[WORKER_SETTINGS_ENV] = settings.model_dump_json()
