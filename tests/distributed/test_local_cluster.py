@@ -236,7 +236,10 @@ def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int
     """A progress hook that SIGKILLs, once, the worker the scheduler says runs a block task.
 
     It waits for the scheduler to assign a ``trustprobe-block-*`` task rather than guessing
-    from timing, so a loaded machine delays the kill instead of killing an idle worker.
+    from timing, so a loaded machine delays the kill instead of killing an idle worker. The
+    hook runs before the driver submits the next blocks, and the blocks in flight may all have
+    finished by then (those written late, in order, behind a slow one): when no block is held
+    for a few seconds, it waits for the next call, after the driver has submitted more.
     """
     pids: dict[str, int] = client.run(os.getpid)
 
@@ -249,9 +252,10 @@ def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int
     def progress(done: int, total: int) -> None:
         if killed or done == total:
             return
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 5
         while (victim := holder_of_a_block()) is None:
-            assert time.monotonic() < deadline, "no worker was assigned a block within 60 s"
+            if time.monotonic() > deadline:
+                return  # nothing in flight now: the next call comes after more are submitted
             time.sleep(0.01)
         os.kill(pids[victim], signal.SIGKILL)
         killed.append(pids[victim])
