@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_service_ingest import BATCH, ORGANISATION, _cpu_seconds, bulk_fill, records
-from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.postgres import throwaway_database
 
 STAGES = (
     ("trustprobe.store.evidence", None, (
@@ -109,16 +109,9 @@ def main() -> None:
     print(f"ingest_evidence in process; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as directory:
         for backend in backends:
-            schemas = []
-            if backend == "sqlite":
-                url = f"sqlite:///{Path(directory) / 'stages.db'}"
-            else:
-                found = create_schema()
-                if found is None:
+            with throwaway_database(backend, Path(directory), "stages") as url:
+                if url is None:
                     continue
-                url, schema = found
-                schemas.append(schema)
-            try:
                 filled = measured = 0  # bulk history rows; rows the measurements added
                 for size in sizes:
                     if size > filled:
@@ -127,5 +120,3 @@ def main() -> None:
                     line = measure(url, now, filled + measured, spent)
                     print(f"{backend:10s} history {filled + measured:10,d}: {line}", flush=True)
                     measured += (BATCHES + 1) * BATCH
-            finally:
-                drop_schemas(schemas)

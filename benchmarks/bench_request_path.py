@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_service_ingest import BATCH, ORGANISATION, records
-from benchmarks.postgres import create_schema, drop_schemas
+from benchmarks.postgres import throwaway_database
 
 BATCHES = 16
 ROUNDS = 3
@@ -129,22 +129,16 @@ def main() -> None:
         for backend in backends:
             for round_number in range(ROUNDS):
                 for name in ("default", "service"):
-                    schemas = []
-                    if backend == "sqlite":
-                        url = f"sqlite:///{Path(directory) / f'{round_number}-{name}.db'}"
-                    else:
-                        found = create_schema()
-                        if found is None:
+                    folder = Path(directory)
+                    with throwaway_database(backend, folder, f"{round_number}-{name}") as url:
+                        if url is None:
                             break
-                        url, schema = found
-                        schemas.append(schema)
-                    settings = (
-                        bulk_collection(SERVICE_THRESHOLDS) if name == "service" else nullcontext()
-                    )
-                    try:
+                        settings = (
+                            bulk_collection(SERVICE_THRESHOLDS)
+                            if name == "service"
+                            else nullcontext()
+                        )
                         with settings:
                             line = measure(url, bodies, now, timer)
-                    finally:
-                        drop_schemas(schemas)
                     print(f"{backend:10s} {name:8s} thresholds: {line}", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f}")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
@@ -32,3 +34,21 @@ def drop_schemas(schemas: Iterable[str]) -> None:
         for schema in schemas:
             connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
     engine.dispose()
+
+
+@contextmanager
+def throwaway_database(backend: str, folder: Path, name: str) -> Iterator[str | None]:
+    """A database URL for ``backend``: the SQLite file ``name``.db in ``folder``, or a new
+    PostgreSQL schema dropped on exit; ``None`` if PostgreSQL cannot be reached (said why)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / name}.db"
+        return
+    found = create_schema()
+    if found is None:
+        yield None
+        return
+    url, schema = found
+    try:
+        yield url
+    finally:
+        drop_schemas([schema])
