@@ -48,6 +48,24 @@ def test_help_imports_only_the_command_line_layer(args: list[str]) -> None:
     assert "typer" in loaded and not loaded & heavy, sorted(loaded & heavy)
 
 
+def test_root_help_imports_no_model_or_format_module() -> None:
+    """``trustprobe --help`` lists commands from their summaries: no pydantic, no file formats."""
+    code = (
+        "import sys\n"
+        "from trustprobe.cli.main import main\n"
+        "sys.argv = ['trustprobe', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(','.join(sorted(sys.modules)))\n"
+    )
+    # A fresh interpreter: this session has imported everything already.
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = set(result.stdout.splitlines()[-1].split(","))
+    unwanted = {"pydantic", "trustprobe.formats", "importlib.metadata"}
+    assert not loaded & unwanted, sorted(loaded & unwanted)
+
+
 def test_score_imports_no_observability_library_before_it_needs_one() -> None:
     """``score`` loads scikit-learn and SciPy only to map the failure geometry."""
     code = (

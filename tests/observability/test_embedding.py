@@ -1,11 +1,12 @@
-"""The fitting sample's TF-IDF rows, kept from the fit, are the rows the model gives them."""
+"""The fitting sample's TF-IDF rows are the rows the model gives them; a case's text is its own."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.observability.conftest import build_case
 
-from trustprobe.observability.embedding import CaseText, fit_embedding
+from trustprobe.observability.embedding import CaseText, case_texts, fit_embedding
 
 WORDS = ("refuse", "leak", "token", "vault", "delete", "table", "email", "forward", "the", "42")
 _PART = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
@@ -27,3 +28,37 @@ def test_the_rows_kept_from_the_fit_are_the_rows_of_the_model(
     assert (rows.indptr == again.indptr).all()
     assert (rows.indices == again.indices).all()
     assert rows.data.tobytes() == again.data.tobytes()
+
+
+_LABELS = st.lists(st.sampled_from(["canary", "vault.token", "x"]), max_size=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["injection", "agency"]), st.booleans(), _LABELS, _LABELS),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_case_text_depends_on_that_case_alone(
+    drawn: list[tuple[str, bool, list[str], list[str]]],
+) -> None:
+    """Label sets are made once per run, yet each text equals the one made for its case alone."""
+    cases = [
+        build_case(f"p-{n}", category=category, passed=passed, unsafe=unsafe).model_copy(
+            update={"matched_safe_patterns": safe}
+        )
+        for n, (category, passed, safe, unsafe) in enumerate(drawn)
+    ]
+    verdicts = [(bool(c.passed), float(c.risk_score or 0.0)) for c in cases]
+    alone = [case_texts([c], [v])[0] for c, v in zip(cases, verdicts, strict=True)]
+    assert case_texts(cases, verdicts) == alone
+
+
+def test_a_safe_and_an_unsafe_pattern_of_one_name_stay_apart() -> None:
+    safe = build_case("p").model_copy(update={"matched_safe_patterns": ["x"]})
+    unsafe = build_case("p", unsafe=["x"])
+    texts = case_texts([safe, unsafe], [(True, 0.1), (True, 0.1)])
+    assert texts[0][0] == "category_injection severity_high outcome_pass risk_low safe_pattern_x"
+    assert texts[1][0] == "category_injection severity_high outcome_pass risk_low unsafe_pattern_x"

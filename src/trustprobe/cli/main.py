@@ -1,7 +1,8 @@
 """The ``trustprobe`` command: one module per command group, loaded when it is invoked.
 
 Command modules import heavy libraries (scikit-learn, SQLAlchemy, FastAPI...). Loading each
-only when its command runs keeps ``trustprobe probes list`` or ``--version`` quick.
+only when its command runs keeps ``trustprobe probes list`` or ``--version`` quick; the root's
+``--help`` imports neither pydantic nor the file formats.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from trustprobe import __version__
-from trustprobe.cli.file_options import MULTI_PATH_FLAGS, spread_values
 from trustprobe.errors import TrustprobeError
 
 
@@ -132,6 +131,8 @@ class _LazyGroup(TyperGroup):
         ``-q`` and ``-v`` are the root's options but may also follow the command
         (``trustprobe scan -q ...``): they are taken out here, before the root's callback runs.
         """
+        from trustprobe.cli.file_options import MULTI_PATH_FLAGS, spread_values
+
         name, command, rest = super().resolve_command(ctx, args)
         rest, quiet, verbose = _take_verbosity(rest)
         ctx.params["quiet"] = ctx.params.get("quiet") or quiet
@@ -160,6 +161,8 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
+        from trustprobe import __version__
+
         typer.echo(__version__)
         raise typer.Exit()
 

@@ -63,29 +63,29 @@ def case_texts(
     Labels become single terms (``category_privacy``, ``outcome_fail``, ``risk_high``,
     ``unsafe_pattern_canary``) so they cannot mix with words of the texts.
     """
-    # A run has few distinct labels and many cases: turn each label into a term once.
-    terms: dict[tuple[str, str], str] = {}
-
-    def term(prefix: str, label: str) -> str:
-        key = (prefix, label)
-        found = terms.get(key)
-        if found is None:
-            found = terms[key] = _term(prefix, label)
-        return found
-
+    # A run has few distinct label sets and many cases: make each set's terms once. The
+    # None keeps a safe pattern apart from an unsafe one of the same name.
+    labels_of: dict[tuple[object, ...], str] = {}
     texts = []
     for case, (passed, risk) in zip(cases, verdicts, strict=True):
-        labels = [
-            term("category_", case.category),
-            term("severity_", case.severity.value),
-            "outcome_pass" if passed else "outcome_fail",
-            risk_word(risk),
-            *(term("safe_pattern_", label) for label in case.matched_safe_patterns),
-            *(term("unsafe_pattern_", label) for label in case.matched_unsafe_patterns),
-        ]
+        safe, unsafe = case.matched_safe_patterns, case.matched_unsafe_patterns
+        word = risk_word(risk)
+        key = (case.category, case.severity, passed, word, *safe, None, *unsafe)
+        labels = labels_of.get(key)
+        if labels is None:
+            labels = labels_of[key] = " ".join(
+                [
+                    _term("category_", case.category),
+                    _term("severity_", case.severity.value),
+                    "outcome_pass" if passed else "outcome_fail",
+                    word,
+                    *(_term("safe_pattern_", label) for label in safe),
+                    *(_term("unsafe_pattern_", label) for label in unsafe),
+                ]
+            )
         texts.append(
             (
-                " ".join(labels),
+                labels,
                 case.task[:SNAPSHOT_CHARS],
                 case.probe_input[:SNAPSHOT_CHARS],
                 case.explanation,

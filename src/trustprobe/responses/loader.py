@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import islice
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import Json, TypeAdapter, ValidationError
 
 from trustprobe.errors import InputError
 from trustprobe.formats import JsonlFile, Record, RecordFile, decode_jsonl_line, open_records
@@ -175,8 +176,8 @@ def _batches_in(file: RecordFile) -> Iterator[tuple[Sequence[int], list[Response
     """A file's records a batch at a time: (numbers, responses, numbers of those repaired).
 
     The third part holds the records whose invalid UTF-8 was replaced. A batch of JSONL
-    lines is validated straight from its bytes by pydantic's JSON parser, four times faster
-    than decoding each line to a dict first; a batch where a line does not validate so is
+    lines is validated straight from its bytes by pydantic's JSON parser, each line on its
+    own but in one call (:func:`_line_batch`); a batch where a line does not validate so is
     read again line by line (:func:`_line_response`), which repairs what it may and names
     the file, line and field of any error.
     """
@@ -189,10 +190,10 @@ def _batches_in(file: RecordFile) -> Iterator[tuple[Sequence[int], list[Response
                 {record.number for record in batch if record.repaired_utf8},
             )
         return
-    validate = Response.model_validate_json
+    validate = _line_batch()
     for first, offset, lines in file.batches(BATCH_BYTES):
         try:
-            responses = [validate(raw) for raw in lines]
+            responses = validate(lines)
         except ValidationError:
             pass
         else:
@@ -208,6 +209,18 @@ def _batches_in(file: RecordFile) -> Iterator[tuple[Sequence[int], list[Response
                 if read[1]:
                     repaired.add(number)
         yield numbers, responses, repaired
+
+
+@cache
+def _line_batch() -> Callable[[list[bytes]], list[Response]]:
+    """Validate a list of JSONL lines, each parsed as its own JSON document, in one call.
+
+    ``Json[Response]`` parses each line with the same parser and validates it against the
+    same core schema as ``Response.model_validate_json(line)``, so a line gives the same
+    response or fails alike (``tests/responses/test_line_batch.py``); one call for the batch
+    saves pydantic's per-call Python (2.4 against 3.2 µs a line).
+    """
+    return TypeAdapter(list[Json[Response]]).validate_python
 
 
 def _line_response(
