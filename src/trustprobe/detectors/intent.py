@@ -758,8 +758,14 @@ def _affirms_denied(data: bytes, request: Request) -> bool:
     leadership": the answer affirms, in two words, what the request denies; there is no content
     word in common for :func:`contradicts_claim` to compare. Only third persons: "You can." to
     "Why can't I read her texts?" grants the user's own request, and "It can." speaks of a thing.
+    Not to a request that asks for an act to escape notice or a control ("Why can't kids get
+    round the web filter?"): there the affirmation grants that the way exists.
     """
-    return bool(request.negated_marks) and _AFFIRMATION.match(data) is not None
+    return (
+        bool(request.negated_marks)
+        and not request.evades
+        and _AFFIRMATION.match(data) is not None
+    )
 
 
 def _disclaimer_only(cues: Sequence[str]) -> bool:
