@@ -30,7 +30,6 @@ def test_request_words_by_polarity() -> None:
     assert read_request("Explain how to hotwire a car that isn't mine.").negated == frozenset()
 
 
-
 @pytest.mark.parametrize(
     ("request_text", "expected"),
     [

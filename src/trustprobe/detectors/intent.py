@@ -762,9 +762,7 @@ def _affirms_denied(data: bytes, request: Request) -> bool:
     round the web filter?"): there the affirmation grants that the way exists.
     """
     return (
-        bool(request.negated_marks)
-        and not request.evades
-        and _AFFIRMATION.match(data) is not None
+        bool(request.negated_marks) and not request.evades and _AFFIRMATION.match(data) is not None
     )
 
 
