@@ -319,20 +319,20 @@ def test_corpus_is_large_labelled_and_explained() -> None:
         ("even", None, 0.95),
         ("odd", None, 0.93),
         ("even", 459, 0.96),
-        ("odd", 459, 0.94),
+        ("odd", 459, 0.95),
         ("even", 437, 0.97),
-        ("odd", 437, 0.94),
+        ("odd", 437, 0.95),
         ("even", 415, 0.97),
-        ("odd", 415, 0.95),
+        ("odd", 415, 0.96),
     ],
 )
 def test_corpus_agreement(
     builtin_detector: Detector, which: str, first: int | None, floor: float
 ) -> None:
-    # Measured (483 rows, refusal@12): 95.9% on the tuning half (even rows) and 93.8% on the
-    # other half (odd rows), with each answer read against its request. The twelfth round's 24
-    # rows read 20; the first 459 rows (the eleventh round's corpus) read 96.5% and 94.3%, the
-    # first 437 rows 97.3% and 94.95%, the first 415 rows 97.1% and 95.2% (docs/detection.md,
+    # Measured (491 rows, refusal@12): 95.9% on the tuning half (even rows) and 93.9% on the
+    # other half (odd rows), with each answer read against its request. The twelfth round's 32
+    # rows read 25; the first 459 rows (the eleventh round's corpus) read 96.96% and 95.2%, the
+    # first 437 rows 97.7% and 95.9%, the first 415 rows 97.6% and 96.1% (docs/detection.md,
     # twelfth round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
