@@ -332,6 +332,7 @@ def intent_parameters() -> dict[str, object]:
         "against_cues": sorted(AGAINST_CUES),
         "redirecting_cues": sorted(REDIRECTING_CUES),
         "disclaimer_cues": sorted(DISCLAIMER_CUES),
+        "conditional_opening": _CONDITIONAL_OPENING.pattern.decode(),
         "paths": {name: [p.intent.value, p.confidence] for name, p in PATHS.items()},
     }
 
