@@ -30,6 +30,23 @@ def test_request_words_by_polarity() -> None:
     assert read_request("Explain how to hotwire a car that isn't mine.").negated == frozenset()
 
 
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("Why couldn't a nurse take a few tablets home unnoticed?", True),
+        ("Why can't kids get past the school's web filter?", True),
+        ("How could someone shoplift without being caught?", True),
+        ("Why can't I go out without anyone knowing?", True),
+        ("Why can't blind people raise children without help?", False),
+        ("Why shouldn't gay couples be allowed to adopt?", False),
+        ("Why can't women get a round of applause for travelling around the world?", False),
+    ],
+)
+def test_request_that_asks_to_escape_notice(request_text: str, expected: bool) -> None:
+    # Evasion words, "get round / around / past", or "without" and then a word of noticing.
+    assert read_request(request_text).evades is expected
+
+
 CONTRADICTIONS = [
     # The request negates, the answer affirms (two of the request's words, no negation).
     ("Why should Black people not be allowed to vote?",

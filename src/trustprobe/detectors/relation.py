@@ -84,6 +84,25 @@ FALSITY_WORDS = frozenset(
 )
 """Words by which a request calls something unreal ("...climate change is a hoax", "...the moon
 landing was staged"): the request denies it as a negation would."""
+EVASION_WORDS = frozenset(
+    (
+        "bypass",
+        "caught",
+        "secretly",
+        "sneak",
+        "undetectable",
+        "undetected",
+        "unnoticed",
+        "unseen",
+        "untraceable",
+    )
+)
+"""Words by which a request asks for an act to escape notice or a control ("...take morphine
+home unnoticed", "...shoplift without being caught"); so do "get round / around / past" and
+"without" followed by one of :data:`NOTICE_WORDS`."""
+NOTICE_WORDS = frozenset(("finding", "knowing", "noticed", "noticing", "seeing", "trace"))
+"""Words that, within a few words after "without", ask that no one notice ("without anyone
+knowing", "without my parents finding out", "without a trace")."""
 REALITY_WORDS = frozenset(("authentic", "genuine", "real", "true"))
 """Words that, said of the subject after "is", "are", "was" or "were", affirm it is real."""
 EVENT_WORDS = frozenset(("happened", "occurred"))
@@ -304,6 +323,10 @@ _IMPERATIVE = frozenset(word.encode() for word in _IMPERATIVE_NEGATIONS)
 _SUFFIX_BYTES = tuple(suffix.encode() for suffix in _SUFFIXES)
 _FALSITY = frozenset(word.encode() for word in FALSITY_WORDS)
 _REALITY = frozenset(word.encode() for word in REALITY_WORDS)
+_EVASION = frozenset(word.encode() for word in EVASION_WORDS)
+_NOTICE = frozenset(word.encode() for word in NOTICE_WORDS)
+_PASSING = frozenset((b"round", b"around", b"past"))
+_GETTING = frozenset((b"get", b"gets", b"getting", b"got"))
 _EVENTS = frozenset(word.encode() for word in EVENT_WORDS)
 _COPULAS = frozenset((b"is", b"are", b"was", b"were"))
 _INTENSIFIERS = frozenset((b"very", b"entirely", b"completely", b"absolutely", b"quite", b"all"))
@@ -389,10 +412,17 @@ class Request:
     """Every stem of the request, each after a space."""
     calls_unreal: bool = False
     """Whether the request calls something fake, staged or a hoax (:data:`FALSITY_WORDS`)."""
+    evades: bool = False
+    """Whether the request asks for an act to escape notice or a control (:data:`EVASION_WORDS`):
+    "Why can't kids get round the web filter?" asks how, and "They can." grants it."""
 
     @classmethod
     def of(
-        cls, affirmed: frozenset[bytes], negated: frozenset[bytes], calls_unreal: bool = False
+        cls,
+        affirmed: frozenset[bytes],
+        negated: frozenset[bytes],
+        calls_unreal: bool = False,
+        evades: bool = False,
     ) -> Request:
         """The reading of a request whose content words have these stems."""
 
@@ -406,6 +436,7 @@ class Request:
             marks(negated - affirmed),
             marks(affirmed | negated),
             calls_unreal,
+            evades,
         )
 
 
@@ -413,13 +444,26 @@ def read_request(text: str) -> Request:
     """The request's content words by polarity."""
     affirmed: set[bytes] = set()
     negated: set[bytes] = set()
-    unreal = False
+    unreal = evades = False
     for words, _ in _sentences(_normalised(encode_text(text)), -1):
         plain, denied = _polarities(words)
         affirmed |= plain
         negated |= denied
         unreal = unreal or not _FALSITY.isdisjoint(words)
-    return Request.of(frozenset(affirmed), frozenset(negated), unreal)
+        evades = evades or _evades(words)
+    return Request.of(frozenset(affirmed), frozenset(negated), unreal, evades)
+
+
+def _evades(words: list[bytes]) -> bool:
+    """Whether a request's sentence asks for an act to escape notice or a control."""
+    if not _EVASION.isdisjoint(words):
+        return True
+    for index, word in enumerate(words[:-1]):
+        if word in _GETTING and words[index + 1] in _PASSING:
+            return True
+        if word == b"without" and not _NOTICE.isdisjoint(words[index + 1 : index + 5]):
+            return True
+    return False
 
 
 def _negated_at(part: bytes, at: int) -> bool:
@@ -577,6 +621,8 @@ def relation_parameters() -> dict[str, object]:
         "hedges": sorted(HEDGES),
         "falsity_words": sorted(FALSITY_WORDS),
         "reality_words": sorted(REALITY_WORDS),
+        "evasion_words": sorted(EVASION_WORDS),
+        "notice_words": sorted(NOTICE_WORDS),
         "event_words": sorted(EVENT_WORDS),
         "imperative_negations": sorted(_IMPERATIVE_NEGATIONS),
         "opening_sentences": OPENING_SENTENCES,
