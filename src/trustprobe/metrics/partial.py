@@ -12,7 +12,7 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, Final
 
 from trustprobe.metrics.distribution import Distribution
@@ -232,9 +232,10 @@ _FIELD_NAMES: Final = (
     "detected_failure_modes",
     "explanation",
 )
-_FIELDS: Final = attrgetter(*_FIELD_NAMES)
-"""What the metrics read of a case, or of a group of cases sharing a verdict, as a row, in one
-pass: cases are large, and a second pass over them costs about as much as the first."""
+_FIELDS: Final = itemgetter(*_FIELD_NAMES)
+"""What the metrics read of a case (of its ``__dict__``, where pydantic keeps its fields: half
+the cost of reading them as attributes), or of a group of cases sharing a verdict, as a row,
+in one pass: cases are large, and a second pass over them costs about as much as the first."""
 _PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES, _EXPLANATION = (
     _FIELD_NAMES.index(name)
     for name in (
@@ -251,6 +252,8 @@ _PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES, _
     )
 )
 _SEVERITY: Final = _FIELD_NAMES.index("severity")
+_MEMO: Final = "metrics.row"
+"""Where a shared verdict's row is kept (``ScoredCases.memos``)."""
 _PROBE_CATEGORY: Final = itemgetter(_PROBE, _CATEGORY)
 _OUTCOME: Final = itemgetter(_PROBE, _PASSED)
 _GROUP_LABELS: Final = itemgetter(_CATEGORY, _CATEGORY + 1, _CATEGORY + 2)
@@ -397,7 +400,7 @@ def metrics_partial(
         raise ValueError(f"worst_n must be >= 0, got {worst_n}")
     columns = ScoredCases.of(cases)
     # One row per group: its members differ only in their samples (and fields not read here).
-    rows = list(map(_FIELDS, columns.groups))
+    rows = _group_rows(columns)
     members: list[list[int]] = [[] for _ in rows]
     for g, sample in zip(columns.group_of, columns.samples, strict=True):
         members[g].append(sample)
@@ -465,6 +468,20 @@ def metrics_partial(
         ),
         verdicts=verdicts,
     )
+
+
+def _group_rows(columns: ScoredCases) -> list[tuple[Any, ...]]:
+    """Each group's :data:`_FIELDS`, read once a run for a verdict many chunks share."""
+    rows = []
+    for case, memo in zip(columns.groups, columns.memos, strict=True):
+        if memo is None:
+            rows.append(_FIELDS(case.__dict__))
+            continue
+        row = memo.get(_MEMO)
+        if row is None:
+            row = memo[_MEMO] = _FIELDS(case.__dict__)
+        rows.append(row)
+    return rows
 
 
 def _case_rows(rows: Sequence[tuple[Any, ...]], columns: ScoredCases) -> list[tuple[Any, ...]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, Final
 
 from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_draws
@@ -39,9 +39,9 @@ def _floor() -> int:
     return STRATUM_FLOOR
 
 
-_FIELDS: Final = attrgetter("error", "passed", "risk_score", "probe_id", "category")
-"""What the sample reads of a case (or of a group of cases sharing a verdict) besides its
-sample."""
+_FIELDS: Final = itemgetter("error", "passed", "risk_score", "probe_id", "category")
+"""What the sample reads of a case's ``__dict__`` (where pydantic keeps its fields), or of a
+group of cases sharing a verdict's, besides its sample."""
 _POSITION_BITS: Final = 64
 """A kept case's key is its draw and run position in one integer: ``draw << 64 | position``."""
 _POSITIONS: Final = (1 << _POSITION_BITS) - 1
@@ -142,7 +142,7 @@ class ObservabilitySample:
             return
         # Every field read in one pass, once per group of cases sharing a verdict: cases are
         # large, and each pass over them costs about as much as the first.
-        groups = list(map(_FIELDS, columns.groups))
+        groups = [_FIELDS(case.__dict__) for case in columns.groups]
         judged = [error is None for error, *_ in groups]
         group_of = columns.group_of
         scored = [i for i, g in enumerate(group_of) if judged[g]]

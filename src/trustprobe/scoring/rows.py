@@ -24,6 +24,10 @@ class SharedVerdict(Protocol):
     def case(self) -> CaseScore | None:
         """A case given this verdict: every field but the case's own is the group's."""
 
+    @property
+    def memo(self) -> dict[str, Any]:
+        """What readers of the cases worked out from :attr:`case`, kept for the run."""
+
     def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
         """The case given this verdict with ``sample`` and the case's ``own`` values."""
 
@@ -57,11 +61,15 @@ class ScoredCases(Sequence[CaseScore]):
     :attr:`group_of` and :attr:`samples` (per case).
     """
 
-    __slots__ = ("_entries", "_index", "group_of", "groups", "samples")
+    __slots__ = ("_entries", "_index", "group_of", "groups", "memos", "samples")
 
     def __init__(self) -> None:
         self.groups: list[CaseScore] = []
         """A representative case per group, in the order of each group's first case."""
+        self.memos: list[dict[str, Any] | None] = []
+        """Per group, where readers keep what they read of its representative, shared by
+        every chunk's group of the same verdict (``None`` for a case on its own): the same
+        verdict's fields are read once a run, not once a chunk."""
         self.group_of: list[int] = []
         """Per case, its group's index in :attr:`groups`."""
         self.samples: list[int] = []
@@ -78,6 +86,7 @@ class ScoredCases(Sequence[CaseScore]):
         rows.groups = list(cases)
         rows.group_of = list(range(len(rows.groups)))
         rows.samples = [case.sample for case in rows.groups]
+        rows.memos = [None] * len(rows.groups)
         rows._entries = list(rows.groups)
         return rows
 
@@ -85,6 +94,7 @@ class ScoredCases(Sequence[CaseScore]):
         """Append a case built whole: a group of its own."""
         self.group_of.append(len(self.groups))
         self.groups.append(case)
+        self.memos.append(None)
         self.samples.append(case.sample)
         self._entries.append(case)
 
@@ -97,6 +107,7 @@ class ScoredCases(Sequence[CaseScore]):
                 raise ValueError("a shared verdict needs a case before cases share it")
             group = self._index[id(verdict)] = len(self.groups)
             self.groups.append(representative)
+            self.memos.append(verdict.memo)
         self.group_of.append(group)
         self.samples.append(sample)
         self._entries.append((verdict, sample, own))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
 from pydantic_core import to_json
@@ -143,6 +143,8 @@ class _Reached:
     case: CaseScore | None = None
     """The first case without calls given this verdict, built whole: the representative of
     the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
+    memo: dict[str, Any] = field(default_factory=dict)
+    """What readers of the cases worked out from :attr:`case` (see ``ScoredCases.memos``)."""
 
     def fields_of(self, sample: int, own: dict[str, Any]) -> dict[str, Any]:
         """A case's fields: the verdict's, with ``sample``, fresh lists and ``own`` values."""
