@@ -401,9 +401,8 @@ def metrics_partial(
     columns = ScoredCases.of(cases)
     # One row per group: its members differ only in their samples (and fields not read here).
     rows = _group_rows(columns)
-    members: list[list[int]] = [[] for _ in rows]
-    for g, sample in zip(columns.group_of, columns.samples, strict=True):
-        members[g].append(sample)
+    counted = Counter(columns.group_of)
+    sizes = [counted[g] for g in range(len(rows))]
     scored = [g for g, row in enumerate(rows) if row[_ERROR] is None]
     errors = [g for g, row in enumerate(rows) if row[_ERROR] is not None]
     # Cases sharing a profile add the same to the same groups: a chunk of thousands of
@@ -411,11 +410,14 @@ def metrics_partial(
     # so the order of adding changes nothing.
     profiles: Counter[tuple[Any, ...]] = Counter()
     for g in scored:
-        profiles[_PROFILE(rows[g])] += len(members[g])
+        profiles[_PROFILE(rows[g])] += sizes[g]
     category_of = dict(map(_PROBE_CATEGORY, rows))
-    samples: dict[str, list[int]] = {}
-    for row, taken in zip(rows, members, strict=True):
-        samples.setdefault(row[_PROBE], []).extend(taken)
+    probe_of = [row[_PROBE] for row in rows]
+    samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
+    for probe_id, sample in zip(
+        map(probe_of.__getitem__, columns.group_of), columns.samples, strict=True
+    ):
+        samples[probe_id].append(sample)
     if (
         sum(len(set(taken)) for taken in samples.values()) < len(columns.samples)
         or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
@@ -428,11 +430,11 @@ def metrics_partial(
         groups.add_scored(profile, count)
     for g in errors:
         for group in groups.of(*_GROUP_LABELS(rows[g])):
-            group.harness_errors += len(members[g])
+            group.harness_errors += sizes[g]
     judged: Counter[tuple[str, bool]] = Counter()
     for g in scored:
         if rows[g][_JUDGE] is not None:
-            judged[(rows[g][_CATEGORY], rows[g][_JUDGE].agrees)] += len(members[g])
+            judged[(rows[g][_CATEGORY], rows[g][_JUDGE].agrees)] += sizes[g]
     for (category, agrees), count in judged.items():
         for group in (groups[OVERALL], groups[("category", category)]):
             group.judged += count
@@ -442,7 +444,7 @@ def metrics_partial(
     outcomes: Counter[tuple[str, bool]] = Counter()
     modes: Counter[str] = Counter()
     for g in scored:
-        count = len(members[g])
+        count = sizes[g]
         outcomes[_OUTCOME(rows[g])] += count
         # A mode counts once per case even if a buggy scorer listed it twice.
         for mode in set(rows[g][_MODES] or ()):
@@ -452,7 +454,7 @@ def metrics_partial(
         verdicts[probe_id] = (ok + count, failed) if passed else (ok, failed + count)
     error_classes: Counter[str] = Counter()
     for g in errors:
-        error_classes[str(rows[g][_ERROR])] += len(members[g])
+        error_classes[str(rows[g][_ERROR])] += sizes[g]
     return MetricsPartial(
         worst_n=worst_n,
         cases=len(columns.samples),
@@ -464,7 +466,7 @@ def metrics_partial(
         groups={key: tally.freeze() for key, tally in groups.items()},
         failure_modes=dict(modes),
         worst=tuple(
-            _worst_case(rows[g], sample) for g, sample in _worst_members(rows, members, worst_n)
+            _worst_case(rows[g], sample) for g, sample in _worst_members(rows, columns, worst_n)
         ),
         verdicts=verdicts,
     )
@@ -493,21 +495,34 @@ def _case_rows(rows: Sequence[tuple[Any, ...]], columns: ScoredCases) -> list[tu
 
 
 def _worst_members(
-    rows: Sequence[tuple[Any, ...]], members: Sequence[Sequence[int]], worst_n: int
+    rows: Sequence[tuple[Any, ...]], columns: ScoredCases, worst_n: int
 ) -> list[tuple[int, int]]:
     """The ``worst_n`` worst probes' worst scored cases, ranked, as (group, sample).
 
-    A group's cases share its weighted risk, so its worst is its smallest sample.
+    A group's cases share its weighted risk: per probe, the groups of the highest are found
+    first, then the smallest sample among their cases.
     """
-    # Per probe, the rank key of its worst case so far.
-    worst_of: dict[str, tuple[float, str, int, int]] = {}
-    for g, (row, taken) in enumerate(zip(rows, members, strict=True)):
+    highest: dict[str, tuple[float, list[int]]] = {}  # per probe: -weighted risk, its groups
+    for g, row in enumerate(rows):
         if row[_ERROR] is None:
-            rank = (-row[_WEIGHTED], row[_PROBE], min(taken), g)
-            so_far = worst_of.get(row[_PROBE])
-            if so_far is None or rank < so_far:
-                worst_of[row[_PROBE]] = rank
-    return [(g, sample) for *_, sample, g in heapq.nsmallest(worst_n, worst_of.values())]
+            key = -row[_WEIGHTED]
+            so_far = highest.get(row[_PROBE])
+            if so_far is None or key < so_far[0]:
+                highest[row[_PROBE]] = (key, [g])
+            elif key == so_far[0]:
+                so_far[1].append(g)
+    candidates = {g for _, chosen in highest.values() for g in chosen}
+    smallest: dict[int, int] = {}
+    for g, sample in zip(columns.group_of, columns.samples, strict=True):
+        if g in candidates:
+            known = smallest.get(g)
+            if known is None or sample < known:
+                smallest[g] = sample
+    ranks = [
+        min((key, probe_id, smallest[g], g) for g in chosen)
+        for probe_id, (key, chosen) in highest.items()
+    ]
+    return [(g, sample) for *_, sample, g in heapq.nsmallest(worst_n, ranks)]
 
 
 def merge_metrics(partials: Iterable[MetricsPartial], *, worst_n: int = 10) -> MetricsPartial:
