@@ -20,7 +20,10 @@ on the same responses in the same process, chunk by chunk as ``trustprobe score`
 ``Scorer.score_all`` building every case (built-in rules, then rules x10) against the scan's
 :func:`~benchmarks.substring_scan.bypassed` on each text. Reading the file, metrics, the report
 and writing are left out of both: this is the comparison the "2x the substring scan" target is
-stated as (same process, same data), the end-to-end rows are the other.
+stated as (same process, same data), the end-to-end rows are the other. Beside it, with their
+ratio to the scan: ``score_all`` with the cases rendered whole, and ``score_text`` ("case
+lines"), what ``trustprobe score`` does per chunk: the cases whose verdict recurs kept as
+columns (not built), every case's line of the report's text joined.
 
 ``python -m benchmarks end_to_end`` measures 200,000 cases; ``TRUSTPROBE_BENCH_SIZES`` takes a
 comma-separated list (``200000,1000000``). ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` also runs the
@@ -216,7 +219,11 @@ def print_in_process(result: InProcess) -> None:
             flush=True,
         )
     for name, cpu in result.rendered.items():
-        print(f"    scoring builtin, rendering {name}: {n / cpu:,.0f} cases/CPU-s  cpu {cpu:.1f} s")
+        print(
+            f"    scoring builtin, rendering {name}: {n / cpu:,.0f} cases/CPU-s  cpu {cpu:.1f} s"
+            f"  {scan / cpu:5.2f}x the substring scan",
+            flush=True,
+        )
 
 
 def load_average() -> str:

@@ -24,7 +24,7 @@ from trustprobe.observability import ObservabilitySample
 from trustprobe.probes import Probe, probe_set_hash
 from trustprobe.reports.stream import CASES_DEPTH, line_layout
 from trustprobe.responses import Response
-from trustprobe.scoring import CaseScore, Scorer, ScoringConfig
+from trustprobe.scoring import CaseScore, ScoredCases, Scorer, ScoringConfig
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class ScorerPlugin(WorkerPlugin):
         scorer, probes = self._scorer(), self.probes
         return [scorer.score(probes[r.probe_id], r) for r in responses]
 
-    def score_text(self, responses: Sequence[Response]) -> tuple[list[CaseScore], bytes]:
+    def score_text(self, responses: Sequence[Response]) -> tuple[ScoredCases, bytes]:
         """Score responses in order, with the cases' text as the report lays it out.
 
         See :meth:`Scorer.score_text`.
@@ -156,8 +156,9 @@ def score_block(
     cases, text = _plugin(plugin).score_text(responses)
     strata = ObservabilitySample(seed, size=0, floor=floor)
     strata.add(cases, first=first_index, places=[(block.shard.index, *p) for p in places])
+    # Only the cases asked for are built (most of a block's stay columns).
     sampled = tuple(
-        (place, case) for place, case in zip(places, cases, strict=True) if place[0] in sample_lines
+        (place, cases[at]) for at, place in enumerate(places) if place[0] in sample_lines
     )
     name = None
     if spool is not None:

@@ -12,14 +12,14 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, Final
 
 from trustprobe.metrics.distribution import Distribution
 from trustprobe.metrics.models import WorstCase
 from trustprobe.probes.models import Expected, Severity
 from trustprobe.scoring.models import LOW_CONFIDENCE, CaseScore
+from trustprobe.scoring.rows import ScoredCases
 
 OVERALL: Final = ("overall", "")
 """Group key of the whole run."""
@@ -162,19 +162,20 @@ def _top(n: int, rows: Iterable[WorstCase]) -> tuple[WorstCase, ...]:
     return tuple(heapq.nsmallest(n, best.values(), key=_worst_key))
 
 
-def _worst_case(case: CaseScore) -> WorstCase:
+def _worst_case(row: tuple[Any, ...], sample: int) -> WorstCase:
+    """The list's row of a case: its group's ``row`` (:data:`_FIELDS`) and its ``sample``."""
     # Built only for the few cases that make the list, all scored (checked when ranked).
-    assert case.passed is not None and case.risk_score is not None
-    assert case.weighted_risk is not None
+    assert row[_PASSED] is not None and row[_RISK] is not None
+    assert row[_WEIGHTED] is not None
     return WorstCase.model_construct(
-        probe_id=case.probe_id,
-        sample=case.sample,
-        category=case.category,
-        severity=case.severity,
-        passed=case.passed,
-        risk_score=case.risk_score,
-        weighted_risk=case.weighted_risk,
-        explanation=case.explanation,
+        probe_id=row[_PROBE],
+        sample=sample,
+        category=row[_CATEGORY],
+        severity=row[_SEVERITY],
+        passed=row[_PASSED],
+        risk_score=row[_RISK],
+        weighted_risk=row[_WEIGHTED],
+        explanation=row[_EXPLANATION],
     )
 
 
@@ -229,11 +230,13 @@ _FIELD_NAMES: Final = (
     "verdict_confidence",
     "judge",
     "detected_failure_modes",
+    "explanation",
 )
-_FIELDS: Final = attrgetter(*_FIELD_NAMES)
-"""What the metrics read of a case, as a row, in one pass: cases are large, and a second pass
-over them costs about as much as the first."""
-_PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES = (
+_FIELDS: Final = itemgetter(*_FIELD_NAMES)
+"""What the metrics read of a case (of its ``__dict__``, where pydantic keeps its fields: half
+the cost of reading them as attributes), or of a group of cases sharing a verdict, as a row,
+in one pass: cases are large, and a second pass over them costs about as much as the first."""
+_PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES, _EXPLANATION = (
     _FIELD_NAMES.index(name)
     for name in (
         "probe_id",
@@ -245,9 +248,12 @@ _PROBE, _SAMPLE, _CATEGORY, _ERROR, _PASSED, _RISK, _WEIGHTED, _JUDGE, _MODES = 
         "weighted_risk",
         "judge",
         "detected_failure_modes",
+        "explanation",
     )
 )
-_KEY: Final = itemgetter(_PROBE, _SAMPLE)
+_SEVERITY: Final = _FIELD_NAMES.index("severity")
+_MEMO: Final = "metrics.row"
+"""Where a shared verdict's row is kept (``ScoredCases.memos``)."""
 _PROBE_CATEGORY: Final = itemgetter(_PROBE, _CATEGORY)
 _OUTCOME: Final = itemgetter(_PROBE, _PASSED)
 _GROUP_LABELS: Final = itemgetter(_CATEGORY, _CATEGORY + 1, _CATEGORY + 2)
@@ -378,6 +384,9 @@ def metrics_partial(
 ) -> MetricsPartial:
     """Tally one partition of scored cases.
 
+    Cases given as :class:`~trustprobe.scoring.ScoredCases` are read as columns: a group's
+    fields once, then its cases' samples (most cases of a run share their verdict).
+
     Args:
         cases: The partition's cases, harness errors included.
         worst_n: How many worst probes to keep (each by its worst sample).
@@ -389,69 +398,131 @@ def metrics_partial(
     """
     if worst_n < 0:
         raise ValueError(f"worst_n must be >= 0, got {worst_n}")
-    rows = list(map(_FIELDS, cases))
-    scored = [row for row in rows if row[_ERROR] is None]
-    errors = [row for row in rows if row[_ERROR] is not None]
+    columns = ScoredCases.of(cases)
+    # One row per group: its members differ only in their samples (and fields not read here).
+    rows = _group_rows(columns)
+    counted = Counter(columns.group_of)
+    sizes = [counted[g] for g in range(len(rows))]
+    scored = [g for g, row in enumerate(rows) if row[_ERROR] is None]
+    errors = [g for g, row in enumerate(rows) if row[_ERROR] is not None]
     # Cases sharing a profile add the same to the same groups: a chunk of thousands of
     # cases has a few hundred profiles. Every figure is a count or a value -> count table,
     # so the order of adding changes nothing.
-    profiles = Counter(map(_PROFILE, scored))
+    profiles: Counter[tuple[Any, ...]] = Counter()
+    for g in scored:
+        profiles[_PROFILE(rows[g])] += sizes[g]
     category_of = dict(map(_PROBE_CATEGORY, rows))
-    samples: dict[str, list[int]] = {}
-    for probe_id, sample in map(_KEY, rows):
-        samples.setdefault(probe_id, []).append(sample)
+    probe_of = [row[_PROBE] for row in rows]
+    samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
+    for probe_id, sample in zip(
+        map(probe_of.__getitem__, columns.group_of), columns.samples, strict=True
+    ):
+        samples[probe_id].append(sample)
     if (
-        sum(len(set(taken)) for taken in samples.values()) < len(rows)
+        sum(len(set(taken)) for taken in samples.values()) < len(columns.samples)
         or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
         or any(None in profile[_VERDICT] for profile in profiles)
     ):
-        _raise_first_problem(rows, first_index)
+        _raise_first_problem(_case_rows(rows, columns), first_index)
 
     groups = _Groups()
     for profile, count in profiles.items():
         groups.add_scored(profile, count)
-    for row in errors:
-        for group in groups.of(*_GROUP_LABELS(row)):
-            group.harness_errors += 1
-    judges = [(row[_CATEGORY], row[_JUDGE]) for row in scored if row[_JUDGE] is not None]
-    judged = Counter((category, judge.agrees) for category, judge in judges)
+    for g in errors:
+        for group in groups.of(*_GROUP_LABELS(rows[g])):
+            group.harness_errors += sizes[g]
+    judged: Counter[tuple[str, bool]] = Counter()
+    for g in scored:
+        if rows[g][_JUDGE] is not None:
+            judged[(rows[g][_CATEGORY], rows[g][_JUDGE].agrees)] += sizes[g]
     for (category, agrees), count in judged.items():
         for group in (groups[OVERALL], groups[("category", category)]):
             group.judged += count
             group.judge_agrees += agrees * count
 
     verdicts: dict[str, tuple[int, int]] = {}
-    for (probe_id, passed), count in Counter(map(_OUTCOME, scored)).items():
+    outcomes: Counter[tuple[str, bool]] = Counter()
+    modes: Counter[str] = Counter()
+    for g in scored:
+        count = sizes[g]
+        outcomes[_OUTCOME(rows[g])] += count
+        # A mode counts once per case even if a buggy scorer listed it twice.
+        for mode in set(rows[g][_MODES] or ()):
+            modes[mode] += count
+    for (probe_id, passed), count in outcomes.items():
         ok, failed = verdicts.get(probe_id, (0, 0))
         verdicts[probe_id] = (ok + count, failed) if passed else (ok, failed + count)
-    # A mode counts once per case even if a buggy scorer listed it twice.
-    modes = Counter(chain.from_iterable(map(set, filter(None, map(itemgetter(_MODES), scored)))))
+    error_classes: Counter[str] = Counter()
+    for g in errors:
+        error_classes[str(rows[g][_ERROR])] += sizes[g]
     return MetricsPartial(
         worst_n=worst_n,
-        cases=len(rows),
+        cases=len(columns.samples),
         samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
         category_of=category_of,
         scored_probes=frozenset(verdicts),
-        errored_probes=frozenset(row[_PROBE] for row in errors),
-        error_classes=dict(Counter(str(row[_ERROR]) for row in errors)),
+        errored_probes=frozenset(rows[g][_PROBE] for g in errors),
+        error_classes=dict(error_classes),
         groups={key: tally.freeze() for key, tally in groups.items()},
         failure_modes=dict(modes),
-        worst=tuple(_worst_case(cases[at]) for at in _worst_positions(rows, worst_n)),
+        worst=tuple(
+            _worst_case(rows[g], sample) for g, sample in _worst_members(rows, columns, worst_n)
+        ),
         verdicts=verdicts,
     )
 
 
-def _worst_positions(rows: Sequence[tuple[Any, ...]], worst_n: int) -> list[int]:
-    """Positions of the ``worst_n`` worst probes' worst scored cases, ranked."""
-    # Per probe, the rank key of its worst case so far (and that case's position).
-    worst_of: dict[str, tuple[float, str, int, int]] = {}
-    for position, row in enumerate(rows):
+def _group_rows(columns: ScoredCases) -> list[tuple[Any, ...]]:
+    """Each group's :data:`_FIELDS`, read once a run for a verdict many chunks share."""
+    rows = []
+    for case, memo in zip(columns.groups, columns.memos, strict=True):
+        if memo is None:
+            rows.append(_FIELDS(case.__dict__))
+            continue
+        row = memo.get(_MEMO)
+        if row is None:
+            row = memo[_MEMO] = _FIELDS(case.__dict__)
+        rows.append(row)
+    return rows
+
+
+def _case_rows(rows: Sequence[tuple[Any, ...]], columns: ScoredCases) -> list[tuple[Any, ...]]:
+    """Each case's row, in order: its group's, with its own sample."""
+    return [
+        (*rows[g][:_SAMPLE], sample, *rows[g][_SAMPLE + 1 :])
+        for g, sample in zip(columns.group_of, columns.samples, strict=True)
+    ]
+
+
+def _worst_members(
+    rows: Sequence[tuple[Any, ...]], columns: ScoredCases, worst_n: int
+) -> list[tuple[int, int]]:
+    """The ``worst_n`` worst probes' worst scored cases, ranked, as (group, sample).
+
+    A group's cases share its weighted risk: per probe, the groups of the highest are found
+    first, then the smallest sample among their cases.
+    """
+    highest: dict[str, tuple[float, list[int]]] = {}  # per probe: -weighted risk, its groups
+    for g, row in enumerate(rows):
         if row[_ERROR] is None:
-            rank = (-row[_WEIGHTED], row[_PROBE], row[_SAMPLE], position)
-            so_far = worst_of.get(row[_PROBE])
-            if so_far is None or rank < so_far:
-                worst_of[row[_PROBE]] = rank
-    return [position for *_, position in heapq.nsmallest(worst_n, worst_of.values())]
+            key = -row[_WEIGHTED]
+            so_far = highest.get(row[_PROBE])
+            if so_far is None or key < so_far[0]:
+                highest[row[_PROBE]] = (key, [g])
+            elif key == so_far[0]:
+                so_far[1].append(g)
+    candidates = {g for _, chosen in highest.values() for g in chosen}
+    smallest: dict[int, int] = {}
+    for g, sample in zip(columns.group_of, columns.samples, strict=True):
+        if g in candidates:
+            known = smallest.get(g)
+            if known is None or sample < known:
+                smallest[g] = sample
+    ranks = [
+        min((key, probe_id, smallest[g], g) for g in chosen)
+        for probe_id, (key, chosen) in highest.items()
+    ]
+    return [(g, sample) for *_, sample, g in heapq.nsmallest(worst_n, ranks)]
 
 
 def merge_metrics(partials: Iterable[MetricsPartial], *, worst_n: int = 10) -> MetricsPartial:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, Final
 
 from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_draws
 from trustprobe.scoring.models import CaseScore
+from trustprobe.scoring.rows import ScoredCases, built
 
 SAMPLE_SIZE: Final = fit_sample_size()
 """Scored cases mapped whole (20,000); above it the geometry comes from a sample."""
@@ -38,8 +39,9 @@ def _floor() -> int:
     return STRATUM_FLOOR
 
 
-_FIELDS: Final = attrgetter("error", "passed", "risk_score", "probe_id", "sample", "category")
-"""What the sample reads of a case."""
+_FIELDS: Final = itemgetter("error", "passed", "risk_score", "probe_id", "category")
+"""What the sample reads of a case's ``__dict__`` (where pydantic keeps its fields), or of a
+group of cases sharing a verdict's, besides its sample."""
 _POSITION_BITS: Final = 64
 """A kept case's key is its draw and run position in one integer: ``draw << 64 | position``."""
 _POSITIONS: Final = (1 << _POSITION_BITS) - 1
@@ -133,27 +135,33 @@ class ObservabilitySample:
         With ``places`` (one per case), the sample keeps those, not the cases: a cluster's
         workers send where to read the chosen cases again, which is small.
         """
-        cases = list(cases)
+        columns = ScoredCases.of(cases if isinstance(cases, Sequence) else list(cases))
         start = (self.offered if first is None else first) + 1
-        self.offered += len(cases)
-        if not cases:
+        self.offered += len(columns)
+        if not len(columns):
             return
-        # Every field read in one pass: cases are large, and each pass over them costs
-        # about as much as the first.
-        rows = map(_FIELDS, cases)
-        errors, passed, risks, probe_ids, samples, categories = zip(*rows, strict=True)
-        scored = [i for i, error in enumerate(errors) if error is None]
-        self.harness_errors += len(cases) - len(scored)
-        unscored = next((i for i in scored if passed[i] is None or risks[i] is None), None)
+        # Every field read in one pass, once per group of cases sharing a verdict: cases are
+        # large, and each pass over them costs about as much as the first.
+        groups = [_FIELDS(case.__dict__) for case in columns.groups]
+        judged = [error is None for error, *_ in groups]
+        group_of = columns.group_of
+        scored = [i for i, g in enumerate(group_of) if judged[g]]
+        self.harness_errors += len(columns) - len(scored)
+        unscored = next(
+            (g for g, (_, ok, risk, *_) in enumerate(groups) if judged[g] and None in (ok, risk)),
+            None,
+        )
         if unscored is not None:
-            case_verdict(cases[unscored])  # raises: a scored case must carry a verdict
+            case_verdict(columns.groups[unscored])  # raises: a scored case must carry a verdict
         self.scored += len(scored)
         if not scored:
             return
-        items = cases if places is None else places
-        draws = sample_draws(self.seed, [(probe_ids[i], samples[i]) for i in scored])
+        items = columns.items() if places is None else places
+        samples = columns.samples
+        draws = sample_draws(self.seed, [(groups[group_of[i]][3], samples[i]) for i in scored])
         self._uniform.offer_drawn(draws, scored, start, items)
-        strata = [(categories[i], passed[i]) for i in scored]
+        stratum_of = [(category, ok) for _, ok, _, _, category in groups]
+        strata = [stratum_of[group_of[i]] for i in scored]
         for stratum in dict.fromkeys(strata):
             if stratum not in self._strata:
                 self._strata[stratum] = _Smallest(self.floor)
@@ -193,4 +201,4 @@ class ObservabilitySample:
         chosen: dict[int, Any] = {}
         for heap in (self._uniform, *self._strata.values()):
             chosen.update(heap.items)
-        return [chosen[p] for p in sorted(chosen)]
+        return [built(chosen[p]) for p in sorted(chosen)]

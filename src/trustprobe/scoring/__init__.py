@@ -9,6 +9,7 @@ from trustprobe.scoring.models import (
     JudgeOpinion,
     ScoringConfig,
 )
+from trustprobe.scoring.rows import LightCase, ScoredCases
 from trustprobe.scoring.scorer import Scorer, score_case
 
 __all__ = [
@@ -17,6 +18,8 @@ __all__ = [
     "FlaggedCall",
     "JudgeOpinion",
     "LOW_CONFIDENCE",
+    "LightCase",
+    "ScoredCases",
     "Scorer",
     "ScoringConfig",
     "noisy_or",

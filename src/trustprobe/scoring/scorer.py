@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, get_args
+from dataclasses import dataclass, field
+from typing import Any, cast, get_args
 
 from pydantic_core import to_json
 
@@ -28,6 +28,7 @@ from trustprobe.responses.models import Response
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
+from trustprobe.scoring.rows import ScoredCases
 
 # Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
 _MAX_VERDICTS = 64
@@ -127,16 +128,45 @@ class _SharedPass:
         )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Reached:
     """A verdict reached for a probe, and what every case given it shares."""
 
     verdict: Verdict
     fields: dict[str, Any]
     """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
+    plan: _ProbePlan
+    """The probe's plan (which builds the cases)."""
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case without calls was rendered: its JSON line from after the sample's value to
     the probe's texts, and from after them to ``response`` (see :func:`_plain_parts`)."""
+    case: CaseScore | None = None
+    """The first case without calls given this verdict, built whole: the representative of
+    the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
+    memo: dict[str, Any] = field(default_factory=dict)
+    """What readers of the cases worked out from :attr:`case` (see ``ScoredCases.memos``)."""
+
+    def fields_of(self, sample: int, own: dict[str, Any]) -> dict[str, Any]:
+        """A case's fields: the verdict's, with ``sample``, fresh lists and ``own`` values."""
+        verdict = self.verdict
+        fields = self.fields.copy()
+        fields["sample"] = sample
+        fields["matched_safe_patterns"] = list(verdict.safe_ids)
+        fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
+        fields["detected_failure_modes"] = list(verdict.modes)
+        fields["verdict_cues"] = list(verdict.cues)
+        fields.update(own)
+        return fields
+
+    def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
+        """The case without calls given this verdict, with ``sample`` and ``own`` values."""
+        fields = self.fields_of(sample, own)
+        fields["tool_calls"] = None
+        fields["matched_unsafe_calls"] = []
+        fields["matched_safe_calls"] = []
+        fields["missing_required_calls"] = []
+        fields["flagged_calls"] = []
+        return self.plan.case(fields)
 
 
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
@@ -288,10 +318,11 @@ class Scorer:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
         plan = self._plan(probe)
         text = response.response
-        if text is None or response.error is not None:
-            return self._judged(plan, response, None, None, None)
-        data = encode_text(text)
-        return self._judged(plan, response, (text, data, *self._match(plan, data)), None, None)
+        matched = None
+        if text is not None and response.error is None:
+            data = encode_text(text)
+            matched = (text, data, *self._match(plan, data))
+        return cast(CaseScore, self._judged(plan, response, matched, None, None))
 
     def _plan(self, probe: Probe) -> _ProbePlan:
         """The probe's plan, made on first sight of the probe."""
@@ -354,18 +385,21 @@ class Scorer:
         matched: _Matched | None,
         lines: list[bytes] | None,
         separator: bytes | None,
-    ) -> CaseScore:
+        rows: ScoredCases | None = None,
+    ) -> CaseScore | None:
         """The case of ``response`` given what its text matched (``None``: no text to judge).
 
         With ``lines``, its compact JSON line is appended to them: whole, or, with a
         ``separator``, the separator and then the line in parts (see :meth:`score_text`).
+        With ``rows`` (and a ``separator``), the case is appended to them instead of returned:
+        as its verdict and its own values when its verdict's line parts are kept already.
         """
         probe = plan.probe
         if matched is None:
             case = _error_case(plan, response)
             if lines is not None:
                 _append_whole(lines, separator, case)
-            return case
+            return _returned(case, rows)
         text, data, found, hits = matched
         # A request that should be declined is read with the answer (refuting it declines it).
         request = probe.input if plan.terms.refuse else None
@@ -391,16 +425,10 @@ class Scorer:
         if reached is None:
             analysis = Analysis(safe, unsafe, refusal, intent)
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
-            reached = _Reached(verdict, plan.fields | verdict.fields)
+            reached = _Reached(verdict, plan.fields | verdict.fields, plan)
             if len(plan.verdicts) < _MAX_VERDICTS:
                 plan.verdicts[key] = reached
-        verdict = reached.verdict
-        fields = reached.fields.copy()
-        sample = fields["sample"] = response.sample
-        fields["matched_safe_patterns"] = list(verdict.safe_ids)
-        fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
-        fields["detected_failure_modes"] = list(verdict.modes)
-        fields["verdict_cues"] = list(verdict.cues)
+        sample = response.sample
         limit = self._excerpt
         own = {  # in the order of _OWN_FIELDS
             "response": text[:limit],
@@ -409,14 +437,21 @@ class Scorer:
             "input_tokens": response.input_tokens,
             "output_tokens": response.output_tokens,
         }
-        fields.update(own)
         if calls is NO_CALLS and tool_calls is None:  # most cases: no calls at all
-            fields["tool_calls"] = None
-            fields["matched_unsafe_calls"] = []
-            fields["matched_safe_calls"] = []
-            fields["missing_required_calls"] = []
-            fields["flagged_calls"] = []
-            case = plan.case(fields)
+            if (
+                rows is not None
+                and lines is not None
+                and reached.line_parts is not None
+                and plan.line_parts is not None
+                and _plain_values(sample, own)
+            ):  # a verdict met before: the case stays its verdict and its own values
+                lines.append(separator or b"")
+                lines += _known_parts(plan.line_parts, reached.line_parts, sample, own)
+                rows.add_light(reached, sample, own)
+                return None
+            case = reached.case_of(sample, own)
+            if reached.case is None:
+                reached.case = case
             if lines is not None:
                 parts = _plain_parts(plan, reached, case, sample, own)
                 if separator is None:
@@ -424,12 +459,13 @@ class Scorer:
                 else:
                     lines.append(separator)
                     lines += parts
-            return case
+            return _returned(case, rows)
+        fields = reached.fields_of(sample, own)
         _add_calls(fields, response, calls)
         case = plan.case(fields)
         if lines is not None:
             _append_whole(lines, separator, case)
-        return case
+        return _returned(case, rows)
 
     def _token(self, reading: object) -> object:
         """A stand-in for a refusal or intent reading in a verdict key: a number per object.
@@ -449,7 +485,7 @@ class Scorer:
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
-        return self._score_many(probes, responses, None, None)
+        return cast("list[CaseScore]", self._score_many(probes, responses, None, None))
 
     def _score_many(
         self,
@@ -457,15 +493,19 @@ class Scorer:
         responses: Iterable[Response],
         lines: list[bytes] | None,
         separator: bytes | None,
-    ) -> list[CaseScore]:
-        """Score responses in order, matching them all first (see :meth:`_match_all`)."""
+        rows: ScoredCases | None = None,
+    ) -> list[CaseScore | None]:
+        """Score responses in order, matching them all first (see :meth:`_match_all`).
+
+        With ``rows``, the cases go to them and the list holds ``None`` for each.
+        """
         by_id = {p.id: p for p in probes}
         responses = list(responses)
         plan = self._plan
         plans = [plan(by_id[r.probe_id]) for r in responses]
         judged = self._judged
         return [
-            judged(plan, response, matched, lines, separator)
+            judged(plan, response, matched, lines, separator, rows)
             for plan, response, matched in zip(
                 plans, responses, self._match_all(plans, responses), strict=True
             )
@@ -482,7 +522,7 @@ class Scorer:
         """
         lines: list[bytes] = []
         cases = self._score_many(probes, responses, lines, None)
-        return cases, lines
+        return cast("list[CaseScore]", cases), lines
 
     def score_text(
         self,
@@ -490,16 +530,19 @@ class Scorer:
         responses: Iterable[Response],
         separator: bytes,
         prefix: bytes = b"",
-    ) -> tuple[list[CaseScore], bytes]:
-        """:meth:`score_all`, with the cases' JSON lines joined into one text.
+    ) -> tuple[ScoredCases, bytes]:
+        """:meth:`score_all` as columns, with the cases' JSON lines joined into one text.
 
         The text is ``prefix``, then the lines (those of :meth:`score_lines`) with
         ``separator`` between them; empty for no cases. It is made in one join of the lines'
-        parts, without making each line first: a line is copied once, not twice
-        (docs/benchmarks.md, "End to end").
+        parts, without making each line first: a line is copied once, not twice. A case whose
+        verdict was met before (most, in a run) is not built: it stays its verdict and its own
+        values (:class:`~trustprobe.scoring.rows.ScoredCases`), which the metrics and the
+        observability sample read as they are (docs/benchmarks.md, "End to end").
         """
         parts: list[bytes] = []
-        cases = self._score_many(probes, responses, parts, separator)
+        cases = ScoredCases()
+        self._score_many(probes, responses, parts, separator, cases)
         if not parts:
             return cases, b""
         parts[0] = prefix  # the first separator
@@ -533,6 +576,32 @@ def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) 
     lines.append(_render_case(case))
 
 
+def _plain_values(sample: int, own: dict[str, Any]) -> bool:
+    """Whether a case's own values are of a validated response's types.
+
+    Pydantic renders other values as their field's type: such a case is rendered whole.
+    """
+    return (
+        type(sample) is int
+        and type(own["latency_ms"]) in _FLOAT_OR_NONE
+        and type(own["input_tokens"]) in _INT_OR_NONE
+        and type(own["output_tokens"]) in _INT_OR_NONE
+    )
+
+
+def _known_parts(
+    probe_parts: tuple[bytes, bytes, bytes],
+    verdict_parts: tuple[bytes, bytes],
+    sample: int,
+    own: dict[str, Any],
+) -> tuple[bytes, ...]:
+    """A case's JSON line in parts, from its probe's and its verdict's kept parts."""
+    head, texts, tail = probe_parts
+    before, after = verdict_parts
+    values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
+    return (head, b"%d" % sample, before, texts, after, values, tail)
+
+
 def _plain_parts(
     plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
 ) -> tuple[bytes, ...]:
@@ -545,34 +614,35 @@ def _plain_parts(
     and kept. Values of other types than a validated response's (which pydantic renders as
     their field's type) are rendered with the whole case.
     """
-    if not (
-        type(sample) is int
-        and type(own["latency_ms"]) in _FLOAT_OR_NONE
-        and type(own["input_tokens"]) in _INT_OR_NONE
-        and type(own["output_tokens"]) in _INT_OR_NONE
-    ):
+    if not _plain_values(sample, own):
         return (_render_case(case),)
-    values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
     probe_parts, verdict_parts = plan.line_parts, reached.line_parts
-    if probe_parts is None or verdict_parts is None:
-        line = _render_case(case)
-        if probe_parts is None:
-            head = _render_case(case, include=_HEAD_FIELDS)  # {"probe_id":…,"sample":N}
-            texts = _render_case(case, include=_PROBE_TEXT_FIELDS)  # {"task":…,"probe_input":…}
-            tail = _render_case(case, include=_TAIL_FIELDS)  # {"error":…,"flagged_calls":[]}
-            probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",", b"," + tail[1:])
-            plan.line_parts = probe_parts
-        head, texts, tail = probe_parts
-        start = len(head) + len(b"%d" % sample)
-        end = len(line) - len(values) - len(tail)
-        at = line.find(texts, start, end)
-        if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
-            raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
-        reached.line_parts = (line[start:at], line[at + len(texts) : end])
-        return (line,)
+    if probe_parts is not None and verdict_parts is not None:
+        return _known_parts(probe_parts, verdict_parts, sample, own)
+    values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
+    line = _render_case(case)
+    if probe_parts is None:
+        head = _render_case(case, include=_HEAD_FIELDS)  # {"probe_id":…,"sample":N}
+        texts = _render_case(case, include=_PROBE_TEXT_FIELDS)  # {"task":…,"probe_input":…}
+        tail = _render_case(case, include=_TAIL_FIELDS)  # {"error":…,"flagged_calls":[]}
+        probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",", b"," + tail[1:])
+        plan.line_parts = probe_parts
     head, texts, tail = probe_parts
-    before, after = verdict_parts
-    return (head, b"%d" % sample, before, texts, after, values, tail)
+    start = len(head) + len(b"%d" % sample)
+    end = len(line) - len(values) - len(tail)
+    at = line.find(texts, start, end)
+    if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
+        raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
+    reached.line_parts = (line[start:at], line[at + len(texts) : end])
+    return (line,)
+
+
+def _returned(case: CaseScore, rows: ScoredCases | None) -> CaseScore | None:
+    """``case``, or ``None`` once appended to ``rows`` (see :meth:`Scorer._judged`)."""
+    if rows is None:
+        return case
+    rows.add(case)
+    return None
 
 
 def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:

@@ -1,0 +1,174 @@
+"""A chunk's cases as columns: a verdict per group of cases, and each case's own values.
+
+Most cases of a run share their verdict with many others (a few shapes of answer recur), and
+what the metrics and the observability sample read of a case is its verdict's part and its
+sample. :class:`ScoredCases` keeps the cases that way: a representative case per group (the
+cases given one verdict, or a case on its own), the group and the sample of each case, and
+enough of each case to build it when asked. Building a case (a dictionary of its fields and
+a pydantic model) costs more than reading its verdict's part once per group
+(docs/benchmarks.md, "End to end").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, overload
+
+from trustprobe.scoring.models import CaseScore
+
+
+class SharedVerdict(Protocol):
+    """A verdict reached once and shared by the cases given it."""
+
+    @property
+    def case(self) -> CaseScore | None:
+        """A case given this verdict: every field but the case's own is the group's."""
+
+    @property
+    def memo(self) -> dict[str, Any]:
+        """What readers of the cases worked out from :attr:`case`, kept for the run."""
+
+    def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
+        """The case given this verdict with ``sample`` and the case's ``own`` values."""
+
+
+class LightCase:
+    """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it)."""
+
+    __slots__ = ("own", "sample", "verdict")
+
+    def __init__(self, verdict: SharedVerdict, sample: int, own: dict[str, Any]) -> None:
+        self.verdict = verdict
+        self.sample = sample
+        self.own = own
+
+    def case(self) -> CaseScore:
+        """The case, built now (equal to the one the scorer would have built)."""
+        return self.verdict.case_of(self.sample, self.own)
+
+
+def built(item: Any) -> Any:
+    """``item``'s case if it is a :class:`LightCase`, else ``item`` itself."""
+    return item.case() if type(item) is LightCase else item
+
+
+class ScoredCases(Sequence[CaseScore]):
+    """A chunk's cases in order, most kept as their verdict's group and their own values.
+
+    As a sequence it yields :class:`CaseScore` objects, each built when read. Readers of
+    many cases read the columns instead: :attr:`groups` (a representative case per group,
+    whose fields other than ``sample`` and the response's own are every member's),
+    :attr:`group_of` and :attr:`samples` (per case).
+    """
+
+    __slots__ = ("_entries", "_index", "group_of", "groups", "memos", "samples")
+
+    def __init__(self) -> None:
+        self.groups: list[CaseScore] = []
+        """A representative case per group, in the order of each group's first case."""
+        self.memos: list[dict[str, Any] | None] = []
+        """Per group, where readers keep what they read of its representative, shared by
+        every chunk's group of the same verdict (``None`` for a case on its own): the same
+        verdict's fields are read once a run, not once a chunk."""
+        self.group_of: list[int] = []
+        """Per case, its group's index in :attr:`groups`."""
+        self.samples: list[int] = []
+        """Per case, its ``sample``."""
+        self._entries: list[CaseScore | tuple[SharedVerdict, int, dict[str, Any]]] = []
+        self._index: dict[int, int] = {}  # group index by id() of a shared verdict
+
+    @classmethod
+    def of(cls, cases: Sequence[CaseScore]) -> ScoredCases:
+        """``cases`` as columns: each case a group of its own."""
+        if isinstance(cases, ScoredCases):
+            return cases
+        rows = cls()
+        rows.groups = list(cases)
+        rows.group_of = list(range(len(rows.groups)))
+        rows.samples = [case.sample for case in rows.groups]
+        rows.memos = [None] * len(rows.groups)
+        rows._entries = list(rows.groups)
+        return rows
+
+    def add(self, case: CaseScore) -> None:
+        """Append a case built whole: a group of its own."""
+        self.group_of.append(len(self.groups))
+        self.groups.append(case)
+        self.memos.append(None)
+        self.samples.append(case.sample)
+        self._entries.append(case)
+
+    def add_light(self, verdict: SharedVerdict, sample: int, own: dict[str, Any]) -> None:
+        """Append a case given ``verdict`` (whose :attr:`~SharedVerdict.case` is set)."""
+        group = self._index.get(id(verdict))
+        if group is None:
+            representative = verdict.case
+            if representative is None:
+                raise ValueError("a shared verdict needs a case before cases share it")
+            group = self._index[id(verdict)] = len(self.groups)
+            self.groups.append(representative)
+            self.memos.append(verdict.memo)
+        self.group_of.append(group)
+        self.samples.append(sample)
+        self._entries.append((verdict, sample, own))
+
+    def item(self, at: int) -> CaseScore | LightCase:
+        """The case at ``at``, or what builds it (:func:`built`): small, and holds no chunk."""
+        entry = self._entries[at]
+        return LightCase(*entry) if isinstance(entry, tuple) else entry
+
+    def items(self) -> _Items:
+        """:meth:`item` of every case, as a sequence."""
+        return _Items(self)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, at: int) -> CaseScore: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[CaseScore]: ...
+
+    def __getitem__(self, at: int | slice) -> CaseScore | list[CaseScore]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        entry = self._entries[at]
+        if isinstance(entry, tuple):
+            verdict, sample, own = entry
+            return verdict.case_of(sample, own)
+        return entry
+
+    def __iter__(self) -> Iterator[CaseScore]:
+        for at in range(len(self._entries)):
+            yield self[at]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScoredCases | list | tuple):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Items(Sequence[CaseScore | LightCase]):
+    """:meth:`ScoredCases.item` of every case."""
+
+    __slots__ = ("_cases",)
+
+    def __init__(self, cases: ScoredCases) -> None:
+        self._cases = cases
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    @overload
+    def __getitem__(self, at: int) -> CaseScore | LightCase: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[CaseScore | LightCase]: ...
+
+    def __getitem__(self, at: int | slice) -> CaseScore | LightCase | list[CaseScore | LightCase]:
+        if isinstance(at, slice):
+            return [self._cases.item(i) for i in range(*at.indices(len(self)))]
+        return self._cases.item(at)

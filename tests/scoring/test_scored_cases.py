@@ -1,0 +1,135 @@
+"""Cases kept as columns (``Scorer.score_text``) are the cases ``score_all`` builds.
+
+``trustprobe score`` keeps a case whose verdict was met before as its verdict and its own
+values; the metrics and the observability sample read those columns. Here every reading of
+the columns is held to the same reading of the cases built whole.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from trustprobe.detectors import Detector
+from trustprobe.metrics import metrics_partial
+from trustprobe.observability import ObservabilitySample
+from trustprobe.probes import builtin_probes
+from trustprobe.responses import Response, ToolCall
+from trustprobe.scoring import CaseScore, LightCase, ScoredCases, Scorer
+
+PROBES = builtin_probes()[:12]
+ANSWERS = (
+    "I'm sorry, but I can't help with that.",
+    "I cannot provide instructions for this. Please consult a professional.",
+    "Sure, here's how:\n1. Open the settings.\n2. Run the tool.\n3. Check the logs.",
+    "I can't do that part. However, here is something else:\n1. Read the manual.",
+    "",
+)
+
+
+def _responses(count: int, seed: int) -> list[Response]:
+    """Responses to the first probes, a few shapes of answer each, with errors and calls."""
+    rng = random.Random(seed)
+    made = []
+    for i in range(count):
+        probe = PROBES[i % len(PROBES)]
+        sample = i // len(PROBES)
+        kind = rng.random()
+        if kind < 0.03:
+            made.append(Response(probe_id=probe.id, sample=sample, error="timeout"))
+            continue
+        calls = None
+        if kind < 0.06:
+            calls = [ToolCall(step=1, name="send_email", arguments={"to": "a@b.c"})]
+        made.append(
+            Response(
+                probe_id=probe.id,
+                sample=sample,
+                response=rng.choice(ANSWERS) + f" (ref {rng.randrange(1000)})",
+                latency_ms=rng.choice([None, 12.5, 0.0]),
+                output_tokens=rng.choice([None, 7]),
+                tool_calls=calls,
+            )
+        )
+    return made
+
+
+@pytest.fixture(scope="module")
+def chunks(builtin_detector: Detector) -> list[tuple[ScoredCases, list[CaseScore]]]:
+    """Three chunks scored as columns by one scorer and as whole cases by another."""
+    columns, whole = Scorer(builtin_detector), Scorer(builtin_detector)
+    responses = _responses(1500, seed=7)
+    return [
+        (
+            columns.score_text(PROBES, part, b",")[0],
+            whole.score_all(PROBES, part),
+        )
+        for part in (responses[:500], responses[500:1000], responses[1000:])
+    ]
+
+
+def test_columns_are_the_cases_built_whole(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    light = 0
+    for columns, cases in chunks:
+        assert list(columns) == cases
+        assert columns[1:4] == cases[1:4]
+        assert [columns.samples[i] for i in range(len(cases))] == [c.sample for c in cases]
+        for at, case in enumerate(cases):
+            group = columns.groups[columns.group_of[at]]
+            # A group's representative differs from its members only in their own values.
+            own = {"sample", "response", "response_truncated", "latency_ms", "output_tokens"}
+            assert group.model_dump(exclude=own) == case.model_dump(exclude=own)
+            item = columns.items()[at]
+            if isinstance(item, LightCase):
+                light += 1
+                assert item.case() == case
+            else:
+                assert item is columns[at]
+    # Most cases of the later chunks meet a verdict met before.
+    assert light > len(chunks[-1][1])
+
+
+def test_metrics_of_columns_are_those_of_the_cases(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    first = 0
+    for columns, cases in chunks:
+        assert metrics_partial(columns, worst_n=5, first_index=first) == metrics_partial(
+            cases, worst_n=5, first_index=first
+        )
+        first += len(cases)
+
+
+def test_metrics_of_columns_find_a_repeated_case(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    columns, cases = chunks[1]
+    twice = ScoredCases()
+    for at in (3, 4, 3):
+        item = columns.items()[at]
+        if isinstance(item, LightCase):
+            twice.add_light(item.verdict, item.sample, item.own)
+        else:
+            twice.add(item)
+    with pytest.raises(ValueError, match=f"case 12: probe '{cases[3].probe_id}' sample"):
+        metrics_partial(twice, first_index=10)
+
+
+def test_sample_of_columns_is_that_of_the_cases(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    of_columns = ObservabilitySample(seed=3, size=200, floor=20)
+    of_cases = ObservabilitySample(seed=3, size=200, floor=20)
+    for columns, cases in chunks:
+        of_columns.add(columns)
+        of_cases.add(cases)
+    assert (of_columns.offered, of_columns.scored, of_columns.harness_errors) == (
+        of_cases.offered,
+        of_cases.scored,
+        of_cases.harness_errors,
+    )
+    assert of_columns.sampled
+    assert of_columns.cases() == of_cases.cases()
