@@ -658,6 +658,7 @@ def _evidence_rows(
         return text
 
     received: object = sqlite_time(now) if sqlite_dialect else now
+    arrived_by = source.value  # once: an enum's value is a Python-level property
     rows = []
     for item, row_hash in zip(accepted, hashes, strict=True):
         record = item.record
@@ -675,7 +676,7 @@ def _evidence_rows(
                 observed,
                 item.content,
                 item.digest,
-                source.value,
+                arrived_by,
                 probe_run_id,
                 received,
                 prev_hash,
