@@ -6,7 +6,10 @@ agents after one warm-up batch (``bench_service_ingest``'s records). The process
 record is printed with the time spent in garbage collections (a ``gc.callbacks`` timer), under
 CPython's default thresholds and under the service's (``trustprobe.cli.collection``,
 ``SERVICE_THRESHOLDS``), alternated ``ROUNDS`` times, each run on a store of its own.
-``TRUSTPROBE_BENCH_BACKENDS`` picks the databases (``sqlite,postgresql``).
+``TRUSTPROBE_BENCH_BACKENDS`` picks the databases (``sqlite,postgresql``),
+``TRUSTPROBE_BENCH_THRESHOLDS`` the thresholds (``default,service``), ``TRUSTPROBE_BENCH_ROUNDS``
+the rounds (3), ``TRUSTPROBE_BENCH_BATCHES`` the batches measured (16). Another version's request
+path is measured by putting its ``src`` first on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -113,22 +116,26 @@ def measure(url: str, bodies: list[bytes], now: datetime, timer: CollectionTimer
 
 
 def main() -> None:
+    import trustprobe
     from trustprobe.cli.collection import SERVICE_THRESHOLDS, bulk_collection
 
     backends = os.environ.get("TRUSTPROBE_BENCH_BACKENDS", "sqlite,postgresql").split(",")
+    thresholds = os.environ.get("TRUSTPROBE_BENCH_THRESHOLDS", "default,service").split(",")
+    rounds = int(os.environ.get("TRUSTPROBE_BENCH_ROUNDS") or ROUNDS)
+    batches = int(os.environ.get("TRUSTPROBE_BENCH_BATCHES") or BATCHES)
     now = datetime.now(UTC).replace(microsecond=0)
     bodies = [
-        json.dumps(records(BATCH, "m", now, aged="0", seed=i)).encode() for i in range(BATCHES + 1)
+        json.dumps(records(BATCH, "m", now, aged="0", seed=i)).encode() for i in range(batches + 1)
     ]
     timer = CollectionTimer()
     print(
-        f"POST /v1/evidence in process, {BATCHES} batches of {BATCH:,d} records; "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"POST /v1/evidence in process, {batches} batches of {BATCH:,d} records, trustprobe "
+        f"from {Path(trustprobe.__file__).parent.parent}; load average {os.getloadavg()[0]:.1f}"
     )
     with tempfile.TemporaryDirectory() as directory:
         for backend in backends:
-            for round_number in range(ROUNDS):
-                for name in ("default", "service"):
+            for round_number in range(rounds):
+                for name in thresholds:
                     folder = Path(directory)
                     with throwaway_database(backend, folder, f"{round_number}-{name}") as url:
                         if url is None:

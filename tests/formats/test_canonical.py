@@ -115,3 +115,33 @@ def test_circular_values_are_refused_as_before() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         canonical_json(loop)
+
+
+def floats_in(value: Any) -> list[Any]:
+    """Every float inside ``value``, as a caller that knows its types would list them."""
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        return [number for item in value.values() for number in floats_in(item)]
+    if isinstance(value, list):
+        return [number for item in value for number in floats_in(item)]
+    return []
+
+
+@given(VALUES)
+@settings(max_examples=2000)
+def test_a_value_whose_floats_are_named_is_spelled_as_the_reference_spells_it(value: Any) -> None:
+    assert canonical_json(value, floats=floats_in(value)) == reference(value)
+
+
+@pytest.mark.parametrize("number", [1e-5, 1e16, 2.5e-300, 1.7976931348623157e308, -1e-7])
+def test_named_floats_outside_fixed_notation_take_the_reference_spelling(number: float) -> None:
+    value = {"value": number, "scores": [50.0, number]}
+    assert canonical_json(value, floats=[number, 50.0, number]) == reference(value)
+
+
+def test_named_floats_that_are_not_numbers_take_the_reference_path() -> None:
+    value = {"source": {"tool": "garak"}}
+    assert canonical_json(value, floats=[value["source"]]) == reference(value)
+    with pytest.raises(ValueError):
+        canonical_json({"value": math.nan}, floats=[math.nan])

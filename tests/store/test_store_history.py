@@ -333,3 +333,29 @@ def test_a_baseline_that_is_not_canonical_falls_back_to_a_search(store: TrustSto
         )
     bases = _bases_match_a_search_of_every_transition(store)
     assert list(bases.canonical_seq.values()) == [1]
+
+
+def test_transitions_written_by_the_driver_read_back_as_sqlalchemy_wrote_them(
+    store: TrustStore,
+) -> None:
+    moment = NOW + timedelta(microseconds=45)
+    records = parsed(
+        eval_record("e1", "alpha", "accuracy", 90, observed_at=NOW),
+        eval_record("e2", "beta", "accuracy", 50, observed_at=NOW),
+    )
+    result = ingest_evidence(
+        store, records, organisation="acme", now=moment, source=EvidenceSource.API
+    )
+    with store.engine.connect() as connection:
+        rows = connection.execute(
+            select(
+                TransitionRow.seq, TransitionRow.computed_at, TransitionRow.was_anomalous
+            ).order_by(TransitionRow.seq)
+        ).all()
+        if store.engine.dialect.name == "sqlite":
+            # The stored text, as SQLAlchemy's SQLite DATETIME spells it (microseconds kept).
+            stored = connection.exec_driver_sql("SELECT computed_at FROM score_history").scalars()
+            assert set(stored) == {"2026-03-02 12:00:00.000045"}
+    assert [row.seq for row in rows] == result.transitions  # each agent's seq, in order
+    assert {(row.computed_at, row.was_anomalous) for row in rows} == {(moment, False)}
+    assert verify_store(store).ok

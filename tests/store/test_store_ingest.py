@@ -60,6 +60,19 @@ def test_resending_the_same_records_is_a_no_op(store: TrustStore) -> None:
     assert _count(store, "score_history") == 1  # nothing new, so no recomputation
 
 
+@pytest.mark.parametrize(
+    "evidence_id", ['quote"d', "back\\slash", "é-日本-🙂", "line\u2028sep", "[1,2]", "x" * 200]
+)
+def test_stored_ids_of_any_spelling_are_found_again(store: TrustStore, evidence_id: str) -> None:
+    sent = parsed(eval_record(evidence_id, "alpha", "accuracy", 90, observed_at=NOW))
+    first = ingest_evidence(store, sent, organisation="acme", now=NOW, source=EvidenceSource.API)
+    again = ingest_evidence(store, sent, organisation="acme", now=NOW, source=EvidenceSource.API)
+    assert (first.accepted, again.accepted, again.duplicate) == (1, 0, 1)
+    other = parsed(eval_record(evidence_id, "alpha", "accuracy", 10, observed_at=NOW))
+    refused = ingest_evidence(store, other, organisation="acme", now=NOW, source=EvidenceSource.API)
+    assert [r.evidence_id for r in refused.rejected] == [evidence_id]
+
+
 def test_same_id_with_other_content_is_rejected_and_never_overwrites(store: TrustStore) -> None:
     ingest_evidence(
         store,

@@ -114,3 +114,56 @@ def test_cli_imports_three_tools_into_the_store_once(database_url: str, tmp_path
         ("inspect", 1),
         ("promptfoo", 5),
     ]
+
+
+SOURCE_INDEX = "ix_evidence_organisation_id_source_tool_source_run_id"
+
+
+def source_index_condition(database_url: str) -> str | None:
+    """The source index's condition; ``None`` when it holds every row."""
+    engine = create_store_engine(database_url)
+    try:
+        (index,) = (i for i in inspect(engine).get_indexes("evidence") if i["name"] == SOURCE_INDEX)
+        options = index.get("dialect_options", {})
+        condition = options.get("sqlite_where", options.get("postgresql_where"))
+        return None if condition is None else str(condition)
+    finally:
+        engine.dispose()
+
+
+def evidence_ids(database_url: str) -> list[str]:
+    engine = create_store_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return list(
+                connection.execute(text("SELECT evidence_id FROM evidence ORDER BY seq")).scalars()
+            )
+    finally:
+        engine.dispose()
+
+
+def test_0006_keeps_only_records_with_a_source_in_the_source_index(database_url: str) -> None:
+    store = open_store(database_url, upgrade=True)
+    evidence = parsed(eval_record("plain-1", "alpha", "accuracy", 80, observed_at=NOW))
+    evidence += import_results(
+        "garak", [GARAK_REPORT], agent_id="alpha", mapping=builtin_family_mapping(),
+        observed_at=NOW,
+    ).evidence  # fmt: skip
+    ingest_evidence(store, evidence, organisation="acme", now=NOW, source=EvidenceSource.IMPORT)
+    store.close()
+    stored = evidence_ids(database_url)
+    assert len(stored) == 5
+    assert "source_tool IS NOT NULL" in (source_index_condition(database_url) or "")
+
+    run_alembic(database_url, "downgrade", "0005_rate_buckets")
+    assert source_index_condition(database_url) is None
+    run_alembic(database_url, "upgrade", "head")
+    assert "source_tool IS NOT NULL" in (source_index_condition(database_url) or "")
+    assert evidence_ids(database_url) == stored
+    store = open_store(database_url)
+    try:
+        runs = stored_runs(store, organisation="acme", agent_id="alpha")
+        assert [(r.tool, r.evidence_count) for r in runs] == [("garak", 4)]
+        assert verify_store(store).ok
+    finally:
+        store.close()

@@ -3,10 +3,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trustprobe.errors import InputError
 from trustprobe.trust import (
     EvalEvidence,
+    Evidence,
     JuryEvidence,
     OperationalEvidence,
     evidence_canonical_json,
@@ -308,3 +311,93 @@ def test_load_reports_invalid_json_with_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_evidence(path)
     assert info.value.line == 2
+
+
+def reference_json(evidence: Evidence) -> str:
+    """The reference spelling of a record's content, every value walked."""
+    return json.dumps(
+        evidence.model_dump(mode="json", exclude_none=True),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+IDS = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), min_size=1, max_size=8)
+# Floats of every magnitude the fields accept: fixed notation, exponents, subnormals, zero.
+FRACTIONS = st.floats(min_value=0, max_value=1, allow_subnormal=True)
+SCORES = st.floats(min_value=0, max_value=100, allow_subnormal=True)
+FIGURES = st.floats(min_value=0, allow_infinity=False, allow_subnormal=True)
+POSITIVE = st.floats(min_value=0, exclude_min=True, allow_infinity=False, allow_subnormal=True)
+ORIGINS = st.none() | st.fixed_dictionaries(
+    {"tool": IDS}, optional={"run_id": IDS, "family": IDS, "file_sha256": st.just("a" * 64)}
+)
+RECORDS = st.one_of(
+    st.fixed_dictionaries(
+        {"kind": st.just("eval"), "dimension": st.just("accuracy"), "score": SCORES}
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("eval"),
+            "dimension": st.just("safety"),
+            "passed": st.just(3),
+            "total": st.integers(3, 2**53 - 1),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("jury"),
+            "dimension": st.just("teamwork"),
+            "scores": st.lists(SCORES, min_size=1, max_size=4),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("operational"),
+            "dimension": st.just("latency"),
+            "metric": st.just("latency_ms"),
+            "value": FIGURES,
+            "baseline_ms": POSITIVE,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("operational"),
+            "dimension": st.just("evalRigor"),
+            "metric": st.just("coverage"),
+            "value": FRACTIONS,
+            "diversity": FRACTIONS,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("operational"),
+            "dimension": st.just("costEfficiency"),
+            "metric": st.just("cost"),
+            "value": FIGURES,
+            "task_value": POSITIVE,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("operational"),
+            "dimension": st.just("bond"),
+            "metric": st.just("stake"),
+            "value": FIGURES,
+            "reference_stake": POSITIVE,
+        }
+    ),
+)
+
+
+@given(RECORDS, IDS, IDS, ORIGINS)
+@settings(max_examples=1500)
+def test_canonical_json_checks_only_the_floats_and_spells_every_record_as_the_reference(
+    fields: dict[str, Any], evidence_id: str, agent_id: str, origin: dict[str, Any] | None
+) -> None:
+    data = {**fields, "id": evidence_id, "agent_id": agent_id, "observed_at": BASE["observed_at"]}
+    if origin is not None:
+        data["source"] = origin
+    evidence = parse_evidence(data)
+    assert evidence_canonical_json(evidence) == reference_json(evidence)

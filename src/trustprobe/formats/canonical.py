@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -20,10 +21,21 @@ _FAST_ENCODER = msgspec.json.Encoder(order="sorted")
 _FIXED_NOTATION = (1e-4, 1e16)
 
 
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON: sorted keys, no insignificant whitespace, UTF-8 kept as is, no NaN."""
+def canonical_json(value: Any, *, floats: Iterable[Any] | None = None) -> str:
+    """Deterministic JSON: sorted keys, no insignificant whitespace, UTF-8 kept as is, no NaN.
+
+    ``floats``, when given, are every float ``value`` holds, and the caller vouches that the
+    rest is plain JSON (exact ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, ``bool``,
+    ``None``): a validated model's ``model_dump(mode="json")``, whose fields fix the types. Only
+    they are checked then, instead of every value (the check walks ``value`` in Python).
+    """
     try:
-        if _msgspec_spells_alike(value):
+        alike = (
+            _msgspec_spells_alike(value)
+            if floats is None
+            else all(_msgspec_spells_number_alike(number) for number in floats)
+        )
+        if alike:
             return _FAST_ENCODER.encode(value).decode()
     except (UnicodeEncodeError, RecursionError):  # a lone surrogate; a circular value
         pass
@@ -41,12 +53,22 @@ def _msgspec_spells_alike(value: Any) -> bool:
     if kind is str or kind is int or kind is bool or value is None:
         return True
     if kind is float:
-        return bool(value == 0.0 or _FIXED_NOTATION[0] <= abs(value) < _FIXED_NOTATION[1])
+        return _msgspec_spells_number_alike(value)
     if kind is dict:
         return all(type(key) is str and _msgspec_spells_alike(item) for key, item in value.items())
     if kind is list:
         return all(_msgspec_spells_alike(item) for item in value)
     return False
+
+
+def _msgspec_spells_number_alike(number: Any) -> bool:
+    """Whether ``number`` is an ``int`` or a float msgspec writes as :data:`_ENCODER` does."""
+    kind = type(number)
+    if kind is int:
+        return True
+    return kind is float and bool(
+        number == 0.0 or _FIXED_NOTATION[0] <= abs(number) < _FIXED_NOTATION[1]
+    )
 
 
 def sha256_hex(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from hashlib import sha256
 from json.encoder import encode_basestring  # json.dumps(str, ensure_ascii=False)
 from typing import Any
 
@@ -66,8 +67,9 @@ def evidence_link_hashes(
     tail = "," + shared[1:]
     hashes = []
     for content in contents:
-        envelope = '{"content":' + encode_basestring(content) + tail
-        prev_hash = sha256_hex(prev_hash + "\n" + envelope)
+        # sha256_hex inlined: a call per record costs a tenth of the hash.
+        link = prev_hash + '\n{"content":' + encode_basestring(content) + tail
+        prev_hash = sha256(link.encode()).hexdigest()
         hashes.append(prev_hash)
     return hashes
 

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -127,7 +128,15 @@ class EvidenceRow(Base):
         UniqueConstraint("organisation_id", "evidence_id"),
         Index(None, "agent_pk", "seq"),
         Index(None, "organisation_id", "seq"),
-        Index(None, "organisation_id", "source_tool", "source_run_id"),
+        # Only records with a source can match a lookup by tool and run (migration 0006).
+        Index(
+            None,
+            "organisation_id",
+            "source_tool",
+            "source_run_id",
+            sqlite_where=text("source_tool IS NOT NULL"),
+            postgresql_where=text("source_tool IS NOT NULL"),
+        ),
     )
 
     seq: Mapped[int] = mapped_column(SequenceKey, primary_key=True, autoincrement=True)

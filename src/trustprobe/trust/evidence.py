@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -386,4 +386,42 @@ def check_observed_in_time(
 
 def evidence_canonical_json(evidence: Evidence) -> str:
     """Serialise a record as compact JSON, sorted keys, no nulls: stable, so it can be hashed."""
-    return canonical_json(evidence.model_dump(mode="json", exclude_none=True))
+    # model_dump(mode="json", exclude_none=True) without its wrapper's cost (a third of it).
+    content = type(evidence).__pydantic_serializer__.to_python(
+        evidence, mode="json", exclude_none=True
+    )
+    # The model fixes every type but the floats' spelling, so only the floats are checked.
+    return canonical_json(content, floats=_float_values(content, _FLOAT_FIELDS[evidence.kind]))
+
+
+def _holds_float(annotation: Any) -> bool:
+    """Whether a field of this annotation can hold a float, itself or inside (list, model)."""
+    if annotation is float:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return any(_holds_float(info.annotation) for info in annotation.model_fields.values())
+    return any(_holds_float(argument) for argument in get_args(annotation))
+
+
+def _float_values(content: Mapping[str, Any], names: Sequence[str]) -> Iterator[Any]:
+    """The values of fields ``names`` in a record's dump, a list's items one by one.
+
+    A nested object is yielded whole: not a number, it sends the record to the full check.
+    """
+    for name in names:
+        value = content.get(name)
+        if type(value) is list:
+            yield from value
+        elif value is not None:
+            yield value
+
+
+_FLOAT_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        model.model_fields["kind"].default: tuple(
+            name for name, info in model.model_fields.items() if _holds_float(info.annotation)
+        )
+        for model in (EvalEvidence, JuryEvidence, OperationalEvidence)
+    }
+)
+"""Each kind's fields that can hold floats (its dump holds none elsewhere)."""
