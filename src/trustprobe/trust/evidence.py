@@ -395,8 +395,11 @@ def evidence_canonical_json(evidence: Evidence) -> str:
 
 
 def _holds_float(annotation: Any) -> bool:
-    """Whether a field of this annotation can hold a float, itself or inside (list, model)."""
-    if annotation is float:
+    """Whether a field of this annotation can hold a float, itself or inside (list, model).
+
+    ``Any`` can: a field added later with free-form values is then checked whole.
+    """
+    if annotation is float or annotation is Any:
         return True
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return any(_holds_float(info.annotation) for info in annotation.model_fields.values())
