@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
 
@@ -256,6 +257,7 @@ _MEMO: Final = "metrics.row"
 """Where a shared verdict's row is kept (``ScoredCases.memos``)."""
 _PROBE_CATEGORY: Final = itemgetter(_PROBE, _CATEGORY)
 _OUTCOME: Final = itemgetter(_PROBE, _PASSED)
+_MODES_OF: Final = itemgetter(_MODES)
 _GROUP_LABELS: Final = itemgetter(_CATEGORY, _CATEGORY + 1, _CATEGORY + 2)
 """A row's category, severity and expected verdict: the groups it counts in."""
 _PROFILE: Final = itemgetter(*range(_CATEGORY, _JUDGE))
@@ -402,15 +404,16 @@ def metrics_partial(
     # One row per group: its members differ only in their samples (and fields not read here).
     rows = _group_rows(columns)
     counted = Counter(columns.group_of)
-    sizes = [counted[g] for g in range(len(rows))]
-    scored = [g for g, row in enumerate(rows) if row[_ERROR] is None]
-    errors = [g for g, row in enumerate(rows) if row[_ERROR] is not None]
+    # Each group is counted once in C (with many rules most groups hold one case), then the
+    # groups of several cases add the rest: first seen in group order, as cases in run order.
+    more = [(rows[g], n - 1) for g, n in counted.items() if n > 1]
+    scored = [row for row in rows if row[_ERROR] is None]
+    scored_more = [(row, n) for row, n in more if row[_ERROR] is None]
+    errors = [(row, counted[g]) for g, row in enumerate(rows) if row[_ERROR] is not None]
     # Cases sharing a profile add the same to the same groups: a chunk of thousands of
     # cases has a few hundred profiles. Every figure is a count or a value -> count table,
     # so the order of adding changes nothing.
-    profiles: Counter[tuple[Any, ...]] = Counter()
-    for g in scored:
-        profiles[_PROFILE(rows[g])] += sizes[g]
+    profiles = _tally(_PROFILE, scored, scored_more)
     category_of = dict(map(_PROBE_CATEGORY, rows))
     probe_of = [row[_PROBE] for row in rows]
     samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
@@ -428,40 +431,38 @@ def metrics_partial(
     groups = _Groups()
     for profile, count in profiles.items():
         groups.add_scored(profile, count)
-    for g in errors:
-        for group in groups.of(*_GROUP_LABELS(rows[g])):
-            group.harness_errors += sizes[g]
-    judged: Counter[tuple[str, bool]] = Counter()
-    for g in scored:
-        if rows[g][_JUDGE] is not None:
-            judged[(rows[g][_CATEGORY], rows[g][_JUDGE].agrees)] += sizes[g]
+    for row, count in errors:
+        for group in groups.of(*_GROUP_LABELS(row)):
+            group.harness_errors += count
+    judged = _tally(
+        _judged,
+        [row for row in scored if row[_JUDGE] is not None],
+        [(row, n) for row, n in scored_more if row[_JUDGE] is not None],
+    )
     for (category, agrees), count in judged.items():
         for group in (groups[OVERALL], groups[("category", category)]):
             group.judged += count
             group.judge_agrees += agrees * count
 
     verdicts: dict[str, tuple[int, int]] = {}
-    outcomes: Counter[tuple[str, bool]] = Counter()
-    modes: Counter[str] = Counter()
-    for g in scored:
-        count = sizes[g]
-        outcomes[_OUTCOME(rows[g])] += count
-        # A mode counts once per case even if a buggy scorer listed it twice.
-        for mode in set(rows[g][_MODES] or ()):
-            modes[mode] += count
-    for (probe_id, passed), count in outcomes.items():
+    for (probe_id, passed), count in _tally(_OUTCOME, scored, scored_more).items():
         ok, failed = verdicts.get(probe_id, (0, 0))
         verdicts[probe_id] = (ok + count, failed) if passed else (ok, failed + count)
+    # A mode counts once per case even if a buggy scorer listed it twice.
+    modes = Counter(chain.from_iterable(map(set, filter(None, map(_MODES_OF, scored)))))
+    for row, n in scored_more:
+        for mode in set(row[_MODES] or ()):
+            modes[mode] += n
     error_classes: Counter[str] = Counter()
-    for g in errors:
-        error_classes[str(rows[g][_ERROR])] += sizes[g]
+    for row, count in errors:
+        error_classes[str(row[_ERROR])] += count
     return MetricsPartial(
         worst_n=worst_n,
         cases=len(columns.samples),
         samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
         category_of=category_of,
         scored_probes=frozenset(verdicts),
-        errored_probes=frozenset(rows[g][_PROBE] for g in errors),
+        errored_probes=frozenset(row[_PROBE] for row, _ in errors),
         error_classes=dict(error_classes),
         groups={key: tally.freeze() for key, tally in groups.items()},
         failure_modes=dict(modes),
@@ -470,6 +471,23 @@ def metrics_partial(
         ),
         verdicts=verdicts,
     )
+
+
+def _tally(
+    key: Callable[[tuple[Any, ...]], Any],
+    rows: Iterable[tuple[Any, ...]],
+    more: Iterable[tuple[tuple[Any, ...], int]],
+) -> Counter[Any]:
+    """``key`` of each of ``rows`` counted once, then ``n`` more for each ``(row, n)``."""
+    counts = Counter(map(key, rows))
+    for row, n in more:
+        counts[key(row)] += n
+    return counts
+
+
+def _judged(row: tuple[Any, ...]) -> tuple[str, bool]:
+    """A judged row's category and whether the judge agreed with the rules."""
+    return row[_CATEGORY], row[_JUDGE].agrees
 
 
 def _group_rows(columns: ScoredCases) -> list[tuple[Any, ...]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from operator import itemgetter
 from typing import Any, Final
 
@@ -144,8 +145,10 @@ class ObservabilitySample:
         # large, and each pass over them costs about as much as the first.
         groups = [_FIELDS(case.__dict__) for case in columns.groups]
         judged = [error is None for error, *_ in groups]
-        group_of = columns.group_of
-        scored = [i for i, g in enumerate(group_of) if judged[g]]
+        # Per case, read by index in C: a chunk's cases are many, its groups fewer.
+        flags = list(map(judged.__getitem__, columns.group_of))
+        scored = list(compress(range(len(flags)), flags))
+        group_of = list(compress(columns.group_of, flags))
         self.harness_errors += len(columns) - len(scored)
         unscored = next(
             (g for g, (_, ok, risk, *_) in enumerate(groups) if judged[g] and None in (ok, risk)),
@@ -157,11 +160,13 @@ class ObservabilitySample:
         if not scored:
             return
         items = columns.items() if places is None else places
-        samples = columns.samples
-        draws = sample_draws(self.seed, [(groups[group_of[i]][3], samples[i]) for i in scored])
+        probe_of = [probe_id for *_, probe_id, _ in groups]
+        samples = compress(columns.samples, flags)
+        keys = zip(map(probe_of.__getitem__, group_of), samples, strict=True)
+        draws = sample_draws(self.seed, keys)
         self._uniform.offer_drawn(draws, scored, start, items)
         stratum_of = [(category, ok) for _, ok, _, _, category in groups]
-        strata = [stratum_of[group_of[i]] for i in scored]
+        strata = list(map(stratum_of.__getitem__, group_of))
         for stratum in dict.fromkeys(strata):
             if stratum not in self._strata:
                 self._strata[stratum] = _Smallest(self.floor)

@@ -74,7 +74,7 @@ class ScoredCases(Sequence[CaseScore]):
         """Per case, its group's index in :attr:`groups`."""
         self.samples: list[int] = []
         """Per case, its ``sample``."""
-        self._entries: list[CaseScore | tuple[SharedVerdict, int, dict[str, Any]]] = []
+        self._entries: list[CaseScore | LightCase] = []
         self._index: dict[int, int] = {}  # group index by id() of a shared verdict
 
     @classmethod
@@ -110,16 +110,15 @@ class ScoredCases(Sequence[CaseScore]):
             self.memos.append(verdict.memo)
         self.group_of.append(group)
         self.samples.append(sample)
-        self._entries.append((verdict, sample, own))
+        self._entries.append(LightCase(verdict, sample, own))
 
     def item(self, at: int) -> CaseScore | LightCase:
         """The case at ``at``, or what builds it (:func:`built`): small, and holds no chunk."""
-        entry = self._entries[at]
-        return LightCase(*entry) if isinstance(entry, tuple) else entry
+        return self._entries[at]
 
-    def items(self) -> _Items:
-        """:meth:`item` of every case, as a sequence."""
-        return _Items(self)
+    def items(self) -> Sequence[CaseScore | LightCase]:
+        """:meth:`item` of every case, as a sequence (a list: read by index, not copied)."""
+        return self._entries
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -134,10 +133,7 @@ class ScoredCases(Sequence[CaseScore]):
         if isinstance(at, slice):
             return [self[i] for i in range(*at.indices(len(self)))]
         entry = self._entries[at]
-        if isinstance(entry, tuple):
-            verdict, sample, own = entry
-            return verdict.case_of(sample, own)
-        return entry
+        return entry.case() if isinstance(entry, LightCase) else entry
 
     def __iter__(self) -> Iterator[CaseScore]:
         for at in range(len(self._entries)):
@@ -149,26 +145,3 @@ class ScoredCases(Sequence[CaseScore]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
-
-
-class _Items(Sequence[CaseScore | LightCase]):
-    """:meth:`ScoredCases.item` of every case."""
-
-    __slots__ = ("_cases",)
-
-    def __init__(self, cases: ScoredCases) -> None:
-        self._cases = cases
-
-    def __len__(self) -> int:
-        return len(self._cases)
-
-    @overload
-    def __getitem__(self, at: int) -> CaseScore | LightCase: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> list[CaseScore | LightCase]: ...
-
-    def __getitem__(self, at: int | slice) -> CaseScore | LightCase | list[CaseScore | LightCase]:
-        if isinstance(at, slice):
-            return [self._cases.item(i) for i in range(*at.indices(len(self)))]
-        return self._cases.item(at)
