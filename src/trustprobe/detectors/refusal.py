@@ -258,6 +258,7 @@ class RefusalDetector:
         # building a frozen dataclass costs as much as matching a short answer.
         self._readings: dict[tuple[bool, bool, tuple[str, ...], bool, bool], RefusalResult] = {}
         self._starts: dict[tuple[tuple[int, ...], tuple[int, ...]], _Start] = {}
+        self._evidence: dict[tuple[int, ...], tuple[int, float, int]] = {}
         self._max_mem = max_mem
         self._search = search
 
@@ -314,7 +315,7 @@ class RefusalDetector:
             # Help is measured before the closing only when every cue lies in it.
             return self._reading(False, False, cue_ids, closing_only=length < len(data))
         if help_found:
-            help_score = _help_score(*_help_evidence(help_found, excluded, length))
+            help_score = self._help_found_score(help_found, excluded, length)
         else:  # only length speaks for help
             help_score = _help_score(0, 0.0, 0, length)
         firm = strength >= STRONG_REFUSAL
@@ -414,6 +415,24 @@ class RefusalDetector:
         if only_closing:
             return 1.0 - remaining, cue_ids, help_in_closing, closing_start
         return 1.0 - remaining, cue_ids, (), len(data)
+
+    def _help_found_score(
+        self, help_found: Sequence[int], excluded: Sequence[int], length: int
+    ) -> float:
+        """:func:`_help_score` of the help found; with nothing excluded, the evidence is kept.
+
+        Items, code and phrases then depend on ``help_found`` alone, and few sets recur; only
+        the helpful bytes are the text's own.
+        """
+        if excluded:
+            return _help_score(*_help_evidence(help_found, excluded, length))
+        key = tuple(help_found)
+        evidence = self._evidence.get(key)
+        if evidence is None:
+            evidence = _help_evidence(key, (), 0)[:3]
+            if len(self._evidence) < _MAX_SHARED_READINGS:
+                self._evidence[key] = evidence
+        return _help_score(*evidence, length)
 
     def _started(self, cues: Sequence[int], opening_found: Sequence[int], exact: bool) -> _Start:
         """:meth:`_start`, kept unless ``exact``: it depends on nothing else, and few recur."""
