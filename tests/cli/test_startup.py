@@ -15,28 +15,29 @@ def test_cli_entry_imports_no_heavy_library() -> None:
         "m.app(['--version'], standalone_mode=False)\n"
         f"print(','.join(sorted(n for n in {HEAVY!r} if n in sys.modules)))\n"
     )
-    # A fresh interpreter: this session has imported everything already.
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    version, loaded = result.stdout.splitlines()
+    version, loaded = _printed_by(code)
     assert version and loaded == ""
 
 
-def _modules_loaded_by(args: list[str]) -> set[str]:
-    """Top-level modules a fresh ``trustprobe *args`` has imported once it is done."""
+def _printed_by(code: str) -> list[str]:
+    """The lines ``code`` prints in a fresh interpreter (this one has imported everything)."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return result.stdout.splitlines()
+
+
+def _modules_loaded_by(args: list[str], *, whole_names: bool = False) -> set[str]:
+    """Modules (top-level ones unless ``whole_names``) a fresh ``trustprobe *args`` imported."""
+    names = "sys.modules" if whole_names else "{m.split('.')[0] for m in sys.modules}"
     code = (
         "import sys\n"
         "from trustprobe.cli.main import main\n"
         f"sys.argv = ['trustprobe', *{args!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        f"print(','.join(sorted({names})))\n"
     )
-    # A fresh interpreter: this session has imported everything already.
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    return set(result.stdout.splitlines()[-1].split(","))
+    return set(_printed_by(code)[-1].split(","))
 
 
 @pytest.mark.parametrize("args", [["--help"], ["score", "--help"]], ids=" ".join)
@@ -50,18 +51,7 @@ def test_help_imports_only_the_command_line_layer(args: list[str]) -> None:
 
 def test_root_help_imports_no_model_or_format_module() -> None:
     """``trustprobe --help`` lists commands from their summaries: no pydantic, no file formats."""
-    code = (
-        "import sys\n"
-        "from trustprobe.cli.main import main\n"
-        "sys.argv = ['trustprobe', '--help']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(','.join(sorted(sys.modules)))\n"
-    )
-    # A fresh interpreter: this session has imported everything already.
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    loaded = set(result.stdout.splitlines()[-1].split(","))
+    loaded = _modules_loaded_by(["--help"], whole_names=True)
     unwanted = {"pydantic", "trustprobe.formats", "importlib.metadata"}
     assert not loaded & unwanted, sorted(loaded & unwanted)
 
@@ -73,11 +63,7 @@ def test_score_imports_no_observability_library_before_it_needs_one() -> None:
         "import trustprobe.cli.score_cmd\n"
         "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
-    # A fresh interpreter: this session has imported everything already.
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    loaded = set(result.stdout.splitlines()[-1].split(","))
+    loaded = set(_printed_by(code)[-1].split(","))
     assert not loaded & {"sklearn", "scipy", "jinja2"}, sorted(loaded & {"sklearn", "scipy"})
 
 
