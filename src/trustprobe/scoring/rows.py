@@ -11,7 +11,7 @@ a pydantic model) costs more than reading its verdict's part once per group
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, overload
 
 from trustprobe.scoring.models import CaseScore
@@ -50,6 +50,10 @@ class LightCase:
 def built(item: Any) -> Any:
     """``item``'s case if it is a :class:`LightCase`, else ``item`` itself."""
     return item.case() if type(item) is LightCase else item
+
+
+_built_case: Callable[[CaseScore | LightCase], CaseScore] = built
+""":func:`built` typed for what :class:`ScoredCases` holds: cases and light cases."""
 
 
 class ScoredCases(Sequence[CaseScore]):
@@ -112,12 +116,8 @@ class ScoredCases(Sequence[CaseScore]):
         self.samples.append(sample)
         self._entries.append(LightCase(verdict, sample, own))
 
-    def item(self, at: int) -> CaseScore | LightCase:
-        """The case at ``at``, or what builds it (:func:`built`): small, and holds no chunk."""
-        return self._entries[at]
-
     def items(self) -> Sequence[CaseScore | LightCase]:
-        """:meth:`item` of every case, as a sequence (a list: read by index, not copied)."""
+        """Every case, or what builds it (:func:`built`), as a list: read by index, not copied."""
         return self._entries
 
     def __len__(self) -> int:
@@ -131,13 +131,11 @@ class ScoredCases(Sequence[CaseScore]):
 
     def __getitem__(self, at: int | slice) -> CaseScore | list[CaseScore]:
         if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
-        entry = self._entries[at]
-        return entry.case() if isinstance(entry, LightCase) else entry
+            return list(map(_built_case, self._entries[at]))
+        return _built_case(self._entries[at])
 
     def __iter__(self) -> Iterator[CaseScore]:
-        for at in range(len(self._entries)):
-            yield self[at]
+        return map(_built_case, self._entries)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ScoredCases | list | tuple):

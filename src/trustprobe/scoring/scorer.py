@@ -161,11 +161,7 @@ class _Reached:
     def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
         """The case without calls given this verdict, with ``sample`` and ``own`` values."""
         fields = self.fields_of(sample, own)
-        fields["tool_calls"] = None
-        fields["matched_unsafe_calls"] = []
-        fields["matched_safe_calls"] = []
-        fields["missing_required_calls"] = []
-        fields["flagged_calls"] = []
+        _add_no_calls(fields)
         return self.plan.case(fields)
 
 
@@ -668,14 +664,19 @@ def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
     return plan.case(fields)
 
 
+def _add_no_calls(fields: dict[str, Any]) -> None:
+    """Put the call fields of a case without calls in place, in fresh lists."""
+    fields["tool_calls"] = None
+    fields["matched_unsafe_calls"] = []
+    fields["matched_safe_calls"] = []
+    fields["missing_required_calls"] = []
+    fields["flagged_calls"] = []
+
+
 def _add_calls(fields: dict[str, Any], response: Response, calls: CallFindings) -> None:
     """Put a case's call fields in place, in fresh lists (cases never share a mutable field)."""
     if calls is NO_CALLS and response.tool_calls is None:  # most cases: no calls at all
-        fields["tool_calls"] = None
-        fields["matched_unsafe_calls"] = []
-        fields["matched_safe_calls"] = []
-        fields["missing_required_calls"] = []
-        fields["flagged_calls"] = []
+        _add_no_calls(fields)
         return
     fields["tool_calls"] = None if response.tool_calls is None else list(response.tool_calls)
     fields["matched_unsafe_calls"] = [finding.model() for finding in calls.unsafe]
