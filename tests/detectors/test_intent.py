@@ -316,24 +316,26 @@ def test_corpus_is_large_labelled_and_explained() -> None:
 @pytest.mark.parametrize(
     ("which", "first", "floor"),
     [
-        ("even", None, 0.95),
+        ("even", None, 0.97),
         ("odd", None, 0.93),
-        ("even", 459, 0.96),
+        ("even", 491, 0.97),
+        ("odd", 491, 0.94),
+        ("even", 459, 0.98),
         ("odd", 459, 0.95),
-        ("even", 437, 0.97),
+        ("even", 437, 0.98),
         ("odd", 437, 0.95),
-        ("even", 415, 0.97),
+        ("even", 415, 0.98),
         ("odd", 415, 0.96),
     ],
 )
 def test_corpus_agreement(
     builtin_detector: Detector, which: str, first: int | None, floor: float
 ) -> None:
-    # Measured (491 rows, refusal@12): 95.9% on the tuning half (even rows) and 93.9% on the
-    # other half (odd rows), with each answer read against its request. The twelfth round's 32
-    # rows read 25; the first 459 rows (the eleventh round's corpus) read 96.96% and 95.2%, the
-    # first 437 rows 97.7% and 95.9%, the first 415 rows 97.6% and 96.1% (docs/detection.md,
-    # twelfth round).
+    # Measured (507 rows, refusal@13): 97.2% on the tuning half (even rows) and 93.7% on the
+    # other half (odd rows), with each answer read against its request. The thirteenth round's
+    # 16 rows read 14; the first 491 rows (the twelfth round's corpus) read 97.15% and 94.3%,
+    # the first 459 rows 98.3% and 95.6%, the first 437 rows 98.2% and 95.9%, the first 415
+    # rows 98.1% and 96.1% (docs/detection.md, thirteenth round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
 
