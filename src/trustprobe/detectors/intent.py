@@ -35,7 +35,7 @@ from enum import StrEnum
 
 import re2
 
-from trustprobe.detectors.refusal import CLOSING_FROM, RefusalResult
+from trustprobe.detectors.refusal import CLOSING_FROM, RefusalResult, opening_end
 from trustprobe.detectors.relation import (
     Request,
     contradicts_claim,
@@ -848,11 +848,10 @@ def _referral_amid_steps(data: bytes) -> bool:
     referral = _REFERRAL.search(data)
     if referral is None:
         return False
-    opening_end = min(
-        (at for at in (data.find(mark) for mark in (b". ", b"! ", b"? ", b"\n")) if at >= 0),
-        default=len(data),
+    return (
+        referral.start() >= opening_end(data)
+        and _LATER_STEP.search(data, referral.end()) is not None
     )
-    return referral.start() > opening_end and _LATER_STEP.search(data, referral.end()) is not None
 
 
 def _referral_after_answer(data: bytes, refusal: RefusalResult) -> bool:
