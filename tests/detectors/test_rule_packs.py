@@ -66,7 +66,7 @@ def test_user_pack_adds_to_builtin(tmp_path: Path) -> None:
     detector = Detector.from_packs([*builtin_rule_packs(), load_rule_pack(write(tmp_path, PACK))])
     analysis = detector.analyze("Sure: ZZ-CANARY-7", "indirect_injection")
     assert [r.id for r in analysis.unsafe] == ["unsafe.custom.canary"]
-    assert detector.pack_names == ("core@3", "refusal@12", "custom@2")
+    assert detector.pack_names == ("core@3", "refusal@13", "custom@2")
 
 
 # Each case edits the second rule (which starts on line 14 of PACK); `line` is where the error
@@ -185,3 +185,113 @@ def test_duplicate_ids_across_packs_are_rejected(tmp_path: Path) -> None:
     renamed = RulePack.model_validate({**pack.model_dump(), "pack": "other"})
     with pytest.raises(InputError, match=r"duplicate rule id 'unsafe\.custom\.canary' in packs"):
         Detector.from_packs([pack, renamed])
+
+
+FRAGMENT_PACK = """\
+pack: custom
+version: 2
+format: 2
+fragments:
+  ticket_tail: '\\s+(?:a|the)\\s+ticket\\b'
+rules:
+  - id: safe.custom.open
+    kind: safe
+    pattern: '\\bopen{{ticket_tail}}'
+    weight: 0.4
+    description: Points to the ticket system.
+    examples:
+      match: ["Please open a ticket."]
+  - id: safe.custom.file
+    kind: safe
+    pattern: '\\b(?:file|raise){{ticket_tail}}'
+    weight: 0.4
+    description: Points to the ticket system.
+"""
+
+
+def test_fragments_expand_to_the_written_out_patterns(tmp_path: Path) -> None:
+    pack = load_rule_pack(write(tmp_path, FRAGMENT_PACK))
+    tail = r"\s+(?:a|the)\s+ticket\b"
+    assert [rule.pattern for rule in pack.rules] == [r"\bopen" + tail, r"\b(?:file|raise)" + tail]
+    written_out = FRAGMENT_PACK.replace(
+        "format: 2\nfragments:\n  ticket_tail: '\\s+(?:a|the)\\s+ticket\\b'\n", ""
+    ).replace("{{ticket_tail}}", "\\s+(?:a|the)\\s+ticket\\b")
+    plain = load_rule_pack(write(tmp_path, written_out))
+    assert plain.format == 1 and not plain.fragments
+    assert pack.rules == plain.rules
+    assert Detector.from_packs([pack]).digest == Detector.from_packs([plain]).digest
+    # The same expansion applies to a pack built in code, and a dump reloads unchanged.
+    assert RulePack.model_validate(pack.model_dump()).rules == pack.rules
+
+
+def test_a_format_1_pack_reads_braces_as_written(tmp_path: Path) -> None:
+    text = PACK.replace("ZZ-CANARY-", "ZZ{{CANARY}}-").replace("zz-canary-42", "zz{{canary}}-42")
+    pack = load_rule_pack(write(tmp_path, text))
+    assert pack.format == 1
+    assert pack.rules[0].pattern == "ZZ{{CANARY}}-[0-9]+"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "field", "message"),
+    [
+        pytest.param(
+            "{{ticket_tail}}'\n    weight: 0.4\n    description: Points to the ticket system.\n"
+            "    examples",
+            "{{ticket}}'\n    weight: 0.4\n    description: Points to the ticket system.\n"
+            "    examples",
+            9,
+            "rules[0].pattern",
+            "unknown fragment 'ticket' (defined: ticket_tail)",
+            id="unknown-fragment",
+        ),
+        pytest.param(
+            "format: 2\n", "", 3, "fragments", "fragments need 'format: 2'", id="format-1"
+        ),
+        pytest.param(
+            "format: 2", "format: 3", 3, "format", "less than or equal to 2", id="format-3"
+        ),
+        pytest.param(
+            "ticket_tail: '",
+            "ticket_tail: '(?=x)",
+            4,
+            "fragments",
+            "fragment 'ticket_tail'",
+            id="fragment-re2-rejects",
+        ),
+        pytest.param(
+            "ticket_tail: '",
+            "ticket_tail: '{{other}}",
+            4,
+            "fragments",
+            "uses another fragment",
+            id="fragment-uses-fragment",
+        ),
+        pytest.param(
+            "  ticket_tail:",
+            "  Ticket-Tail:",
+            4,
+            "fragments",
+            "fragment name 'Ticket-Tail'",
+            id="fragment-name",
+        ),
+    ],
+)
+def test_fragment_errors_name_line_and_field(
+    tmp_path: Path, old: str, new: str, line: int, field: str, message: str
+) -> None:
+    assert old in FRAGMENT_PACK
+    path = write(tmp_path, FRAGMENT_PACK.replace(old, new, 1))
+    with pytest.raises(InputError) as info:
+        load_rule_pack(path)
+    assert message in info.value.message
+    assert (info.value.line, info.value.field) == (line, field)
+
+
+def test_builtin_cues_share_their_tail_through_a_fragment() -> None:
+    refusal = {pack.pack: pack for pack in builtin_rule_packs()}["refusal"]
+    assert refusal.format == 2
+    tail = refusal.fragments["denial_tail"]
+    rules = {rule.id: rule.pattern for rule in refusal.rules}
+    assert rules["boundary.refusal.labels_the_act"].endswith(tail)
+    assert rules["boundary.refusal.does_not_know"].endswith(tail)
+    assert not any("{{" in pattern for pattern in rules.values())

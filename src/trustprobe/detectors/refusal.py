@@ -173,7 +173,7 @@ def _sentence_end(data: bytes, start: int, limit: int) -> int:
     return newline + 1 if newline >= 0 else best
 
 
-def _opening_end(data: bytes) -> int:
+def opening_end(data: bytes) -> int:
     """Byte offset just past the opening sentence (as :data:`OPENING_PREFIX` bounds it)."""
     return _sentence_end(data, len(data) - len(data.lstrip()), len(data))
 
@@ -402,7 +402,7 @@ class RefusalDetector:
         only_closing = len(later) == len(cues)  # no cue in the opening
         in_closing: list[int] = []
         help_in_closing: list[int] = []
-        closing_start = _closing_start(data, _opening_end(data))
+        closing_start = _closing_start(data, opening_end(data))
         if closing_start < len(data):
             in_closing, _, help_in_closing = self.split(self._find(data[closing_start:]))
         for index in later:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -12,6 +15,32 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from trustprobe.detectors.matching import engine_rejection, pattern_finds
 from trustprobe.errors import InputError
 from trustprobe.formats import read_yaml, validation_error_to_input_error
+
+PACK_FORMAT = 2
+"""The newest rule pack format: 1, the rules alone; 2 adds named ``fragments``."""
+_FRAGMENT_NAME = r"^[a-z][a-z0-9_]*$"
+_FRAGMENT_USE = re.compile(r"\{\{([^{}]*)\}\}")
+"""Where a pattern uses a fragment: ``{{name}}``."""
+
+
+def expand_fragments(pattern: str, fragments: Mapping[str, str]) -> str:
+    """``pattern`` with every ``{{name}}`` replaced by the text of fragment ``name``.
+
+    With no fragments the pattern is returned unchanged (packs of format 1 are read as written).
+
+    Raises:
+        ValueError: a ``{{name}}`` that no fragment defines.
+    """
+    if not fragments:
+        return pattern
+
+    def text(use: re.Match[str]) -> str:
+        name = use.group(1)
+        if name not in fragments:
+            raise ValueError(f"unknown fragment '{name}' (defined: {', '.join(sorted(fragments))})")
+        return fragments[name]
+
+    return _FRAGMENT_USE.sub(text, pattern)
 
 
 class RuleKind(StrEnum):
@@ -91,17 +120,62 @@ class Rule(BaseModel):
         return not self.categories or category in self.categories
 
 
-class RulePack(BaseModel):
-    """A named, versioned list of rules (one YAML file)."""
+class PackFormat(BaseModel):
+    """What a rule pack says about how its rules are written: its format and fragments."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: int = Field(default=1, ge=1, le=PACK_FORMAT)
+    """Version of the pack format (see :data:`PACK_FORMAT`); 1 when left out."""
+    fragments: dict[str, str] = {}
+    """Format 2: named pieces of pattern, each a pattern RE2 accepts on its own, that a rule's
+    pattern uses as ``{{name}}``; they are expanded when the pack is read."""
+
+    @field_validator("fragments")
+    @classmethod
+    def _fragments_run_on_re2(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if re.match(_FRAGMENT_NAME, name) is None:
+                raise ValueError(f"fragment name '{name}' must match {_FRAGMENT_NAME}")
+            if _FRAGMENT_USE.search(text):
+                raise ValueError(f"fragment '{name}' uses another fragment")
+            reason = engine_rejection(text)
+            if reason is not None:
+                raise ValueError(f"fragment '{name}': {reason}")
+        return value
+
+    @model_validator(mode="after")
+    def _format_has_fragments(self) -> PackFormat:
+        if self.fragments and self.format < 2:
+            raise ValueError("fragments need 'format: 2'")
+        return self
+
+
+class RulePack(PackFormat):
+    """A named, versioned list of rules (one YAML file)."""
 
     pack: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
     """Pack name, shown in report provenance."""
     version: int = Field(ge=1)
     """Bumped whenever the rules change meaning."""
     rules: tuple[Rule, ...] = Field(min_length=1)
-    """The rules, ids unique within the pack."""
+    """The rules, ids unique within the pack; their patterns with fragments expanded."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        fragments = data.get("fragments") if isinstance(data, dict) else None
+        if isinstance(fragments, dict) and all(isinstance(t, str) for t in fragments.values()):
+            data = {
+                **data,
+                "rules": [
+                    {**rule, "pattern": expand_fragments(rule["pattern"], fragments)}
+                    if isinstance(rule, dict) and isinstance(rule.get("pattern"), str)
+                    else rule
+                    for rule in data.get("rules") or ()
+                ],
+            }
+        return data
 
     @model_validator(mode="after")
     def _unique_ids(self) -> RulePack:
@@ -156,6 +230,7 @@ def load_rule_pack(path: str | Path) -> RulePack:
     item_nodes: list[yaml.Node] = (
         list(rules_node.value) if isinstance(rules_node, yaml.SequenceNode) else []
     )
+    fragments = _fragments(data, root, source)
     rules: list[Rule] = []
     first_line: dict[str, int | None] = {}
     for index, item in enumerate(rules_data):
@@ -166,8 +241,18 @@ def load_rule_pack(path: str | Path) -> RulePack:
                 "each rule must be a mapping", path=source, line=rule_line, field=f"rules[{index}]"
             )
         try:
+            if fragments and isinstance(item.get("pattern"), str):
+                item = {**item, "pattern": expand_fragments(item["pattern"], fragments)}
             rule = Rule.model_validate(item)
-        except ValidationError as exc:
+        except ValueError as exc:
+            if not isinstance(exc, ValidationError):
+                rule_id = item.get("id")
+                raise InputError(
+                    (f"rule '{rule_id}': " if isinstance(rule_id, str) else "") + str(exc),
+                    path=source,
+                    line=_mapping_key_line(item_node, "pattern") or rule_line,
+                    field=f"rules[{index}].pattern",
+                ) from exc
             error = validation_error_to_input_error(exc, path=source, line=rule_line)
             loc = exc.errors()[0]["loc"]
             field_line = _mapping_key_line(item_node, str(loc[0])) if loc else None
@@ -191,12 +276,32 @@ def load_rule_pack(path: str | Path) -> RulePack:
         first_line[rule.id] = rule_line
         rules.append(rule)
     try:
-        return RulePack.model_validate({**data, "rules": rules})
+        return RulePack.model_validate({**data, "fragments": fragments, "rules": rules})
     except ValidationError as exc:
         error = validation_error_to_input_error(exc, path=source, line=None)
         field = error.field.split(".")[0] if error.field else None
         line = _mapping_key_line(root, field) if field else None
         raise InputError(error.message, path=source, line=line, field=error.field) from exc
+
+
+def _fragments(data: dict[str, Any], root: yaml.Node | None, source: Path) -> dict[str, str]:
+    """The pack's fragments, checked before any rule uses them (errors name their line)."""
+    if "fragments" not in data:
+        return {}
+    try:
+        header = PackFormat.model_validate(
+            {key: data[key] for key in ("format", "fragments") if key in data}
+        )
+    except ValidationError as exc:
+        error = validation_error_to_input_error(exc, path=source, line=None)
+        field = error.field.split(".")[0] if error.field else "fragments"
+        raise InputError(
+            error.message.removeprefix("Value error, "),
+            path=source,
+            line=_mapping_key_line(root, field),
+            field=error.field or "fragments",
+        ) from exc
+    return header.fragments
 
 
 def builtin_pack_paths() -> list[Path]:
