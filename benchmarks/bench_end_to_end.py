@@ -28,7 +28,9 @@ columns (not built), every case's line of the report's text joined.
 ``python -m benchmarks end_to_end`` measures 200,000 cases; ``TRUSTPROBE_BENCH_SIZES`` takes a
 comma-separated list (``200000,1000000``). ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` also runs the
 built-in configuration with the source tree of an earlier commit (``git archive``, put first on
-``PYTHONPATH``), in the same run, so a before/after comparison meets the same machine load.
+``PYTHONPATH``), in the same run, so a before/after comparison meets the same machine load;
+``TRUSTPROBE_BENCH_ROUNDS=N`` runs the two built-in configurations N times, alternated, and
+prints the ratio of their CPU time in each round (rules x10 is set against the median).
 Input files are kept under the system's temporary directory between runs
 (``trustprobe-bench``), keyed by size and seed.
 """
@@ -250,6 +252,7 @@ def main() -> None:
     rules = ten_times_rule_files()
     before = os.environ.get("TRUSTPROBE_BENCH_BEFORE")
     old_source = source_tree(before) if before else None
+    rounds = int(os.environ.get("TRUSTPROBE_BENCH_ROUNDS", "1"))
     for count in sizes or SIZES:
         responses = responses_file(count)
         size = responses.stat().st_size / 1e6
@@ -257,15 +260,24 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=DATA) as tmp:
             work = Path(tmp)
             baseline = substring_scan(responses, work)
-            old = None if old_source is None else score(responses, [], work, old_source)
-            builtin = score(responses, [], work)
+            olds: list[Measured] = []
+            builtins: list[Measured] = []
+            for _ in range(rounds):  # the two trees alternated, so both meet the same load
+                if old_source is not None:
+                    olds.append(score(responses, [], work, old_source))
+                builtins.append(score(responses, [], work))
             tenfold = score(responses, rules, work)
         print_row("substring scan", count, baseline, baseline)
-        if old is not None:
-            print_row(f"builtin {before}", count, old, baseline)
-        print_row("builtin", count, builtin, baseline)
+        for at, builtin in enumerate(builtins):
+            if olds:
+                print_row(f"builtin {before}", count, olds[at], baseline)
+            print_row("builtin", count, builtin, baseline)
+            print_stages("builtin", builtin)
+        if olds:
+            ratios = ", ".join(f"{o.cpu / b.cpu:.3f}" for o, b in zip(olds, builtins, strict=True))
+            print(f"  CPU of {before} / this tree, round by round: {ratios}")
+        builtin = sorted(builtins, key=lambda m: m.cpu)[len(builtins) // 2]  # the median
         print_row("rules x10", count, tenfold, baseline)
-        print_stages("builtin", builtin)
         print_stages("rules x10", tenfold)
         print(
             f"  rules x10 cost {tenfold.cpu / builtin.cpu:.2f}x the CPU of builtin;"

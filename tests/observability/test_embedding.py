@@ -1,4 +1,4 @@
-"""The fitting sample's TF-IDF rows are the rows the model gives them; a case's text is its own."""
+"""The fitting sample's TF-IDF rows are the model's, placed as such; a case's text is its own."""
 
 from __future__ import annotations
 
@@ -7,6 +7,12 @@ from hypothesis import strategies as st
 from tests.observability.conftest import build_case
 
 from trustprobe.observability.embedding import CaseText, case_texts, fit_embedding
+from trustprobe.observability.geometry import (
+    fit_and_place,
+    fit_geometry,
+    place_cases,
+    scored_case_texts,
+)
 
 WORDS = ("refuse", "leak", "token", "vault", "delete", "table", "email", "forward", "the", "42")
 _PART = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
@@ -62,3 +68,33 @@ def test_a_safe_and_an_unsafe_pattern_of_one_name_stay_apart() -> None:
     texts = case_texts([safe, unsafe], [(True, 0.1), (True, 0.1)])
     assert texts[0][0] == "category_injection severity_high outcome_pass risk_low safe_pattern_x"
     assert texts[1][0] == "category_injection severity_high outcome_pass risk_low unsafe_pattern_x"
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    drawn=st.lists(
+        st.tuples(st.sampled_from(["injection", "exfiltration", "agency"]), st.booleans()),
+        min_size=6,
+        max_size=40,
+    ),
+    kept=st.data(),
+)
+def test_placing_with_the_fitted_rows_gives_the_points_of_place_cases(
+    drawn: list[tuple[str, bool]], kept: st.DataObject
+) -> None:
+    """The fitting sample's rows taken from the fit, the others counted: the same geometry."""
+    cases = [
+        build_case(f"p-{n}", category=category, passed=passed, risk=0.1 + 0.02 * n)
+        for n, (category, passed) in enumerate(drawn)
+    ]
+    positions = sorted(
+        kept.draw(st.sets(st.integers(0, len(cases) - 1), min_size=3, max_size=len(cases)))
+    )
+    texts = scored_case_texts(cases)
+    settings_ = {"seed": 1, "n_clusters": None, "max_features": 50}
+    model, partial, points = fit_and_place(cases, texts, positions, **settings_)
+    alone = fit_geometry([texts[i] for i in positions], **settings_)
+    expected_partial, expected_points = place_cases(alone, cases, texts)
+    assert model.clusters.centers.tobytes() == alone.clusters.centers.tobytes()
+    assert partial == expected_partial
+    assert [p.model_dump_json() for p in points] == [p.model_dump_json() for p in expected_points]

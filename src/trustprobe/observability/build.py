@@ -8,10 +8,9 @@ from dataclasses import replace
 from trustprobe.observability.geometry import (
     check_settings,
     finalize_geometry,
-    fit_geometry,
+    fit_and_place,
     fit_sample_positions,
     fit_sample_size,
-    place_cases,
     scored_case_texts,
 )
 from trustprobe.observability.models import Observability
@@ -101,13 +100,9 @@ def observe_cases(
     positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
     # A case's text depends on the case alone: made once for fitting and placing both.
     texts = scored_case_texts(cases)
-    model = fit_geometry(
-        [texts[i] for i in positions],
-        seed=seed,
-        n_clusters=n_clusters,
-        max_features=max_features,
+    model, partial, points = fit_and_place(
+        cases, texts, positions, seed=seed, n_clusters=n_clusters, max_features=max_features
     )
-    partial, points = place_cases(model, cases, texts)
     partial = replace(partial, excluded_harness_errors=harness_errors)
     bound = fit_sample_size() if sample_size is None else sample_size
     return finalize_geometry(

@@ -197,14 +197,16 @@ class EmbeddingModel:
         self, texts: Sequence[CaseText]
     ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
         """Unit-length embedding rows and 2-D scatter rows of ``texts``, one per case."""
-        n = len(texts)
-        if n == 0:
+        if not texts:
             return np.zeros((0, self.dimensions)), np.zeros((0, 2))
-        tfidf = self.tfidf_rows(texts)
+        return self.place_rows(self.tfidf_rows(texts))
+
+    def place_rows(self, tfidf: sp.csr_matrix) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+        """Unit-length embedding rows and 2-D scatter rows of TF-IDF rows, one per case."""
         vectors = self.embed(tfidf)
         if self.scatter_svd is None:
             # Too little data for a second axis: every point on the origin says "no spread".
-            scatter = np.zeros((n, 2), dtype=np.float64)
+            scatter = np.zeros((tfidf.shape[0], 2), dtype=np.float64)
         else:
             scatter = self.scatter_svd.transform(tfidf)
         return vectors, scatter

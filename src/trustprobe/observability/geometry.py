@@ -13,7 +13,7 @@ import hashlib
 import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -124,13 +124,62 @@ def fit_geometry(
     texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
 ) -> GeometryModel:
     """Fit embedding and clustering on the fitting sample's texts (in input order)."""
+    return _fit(texts, seed=seed, n_clusters=n_clusters, max_features=max_features)[0]
+
+
+def _fit(
+    texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
+) -> tuple[GeometryModel, sp.csr_matrix]:
+    """:func:`fit_geometry`, and the sample's TF-IDF rows (``tfidf_rows`` of ``texts``)."""
     # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
     # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
     with _one_thread():
         embedding, tfidf = fit_embedding(texts, seed=seed, max_features=max_features)
         clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
     top_terms = cluster_top_terms(embedding.terms, tfidf, clusters.labels, clusters.k)
-    return GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
+    model = GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
+    return model, tfidf
+
+
+def fit_and_place(
+    cases: Sequence[CaseScore],
+    texts: Sequence[CaseText],
+    positions: Sequence[int],
+    *,
+    seed: int,
+    n_clusters: int | None,
+    max_features: int,
+) -> tuple[GeometryModel, GeometryPartial, list[ObservabilityPoint]]:
+    """:func:`fit_geometry` on the scored cases at ``positions``, then :func:`place_cases`.
+
+    The fitted cases' TF-IDF rows are taken from the fit instead of counted again: they are
+    the rows the model gives them, bit for bit (``tests/observability/test_embedding.py``),
+    and a row is placed by its own values alone, so every point is the one
+    :func:`place_cases` would make.
+
+    Args:
+        cases: Scored cases (harness errors left out), in run order.
+        texts: Their texts (:func:`scored_case_texts`).
+        positions: The fitting sample (:func:`fit_sample_positions`), ascending.
+        seed: As for :func:`fit_geometry`.
+        n_clusters: As for :func:`fit_geometry`.
+        max_features: As for :func:`fit_geometry`.
+    """
+    import scipy.sparse as sp
+
+    model, fitted = _fit(
+        [texts[i] for i in positions], seed=seed, n_clusters=n_clusters, max_features=max_features
+    )
+    rest = sorted(set(range(len(cases))).difference(positions))
+    rows = fitted
+    with _one_thread():
+        if rest:
+            others = model.embedding.tfidf_rows([texts[i] for i in rest])
+            # Back to run order: the fitted rows, then the others, put where their cases are.
+            order = np.argsort(np.concatenate([positions, rest]), kind="stable")
+            rows = sp.csr_matrix(sp.vstack([fitted, others], format="csr")[order])
+        placed = model.embedding.place_rows(rows)
+    return model, *_place(model, cases, _verdicts(cases), placed)
 
 
 def cluster_top_terms(
@@ -218,7 +267,19 @@ def place_cases(
     elif len(texts) != len(scored):
         raise ValueError(f"{len(texts)} texts given for {len(scored)} scored cases")
     with _one_thread():
-        vectors, scatter = model.embedding.transform(texts)
+        placed = model.embedding.transform(texts)
+    partial, points = _place(model, scored, verdicts, placed)
+    return replace(partial, excluded_harness_errors=len(cases) - len(scored)), points
+
+
+def _place(
+    model: GeometryModel,
+    scored: Sequence[CaseScore],
+    verdicts: Sequence[tuple[bool, float]],
+    placed: tuple[NDArray[np.floating], NDArray[np.floating]],
+) -> tuple[GeometryPartial, list[ObservabilityPoint]]:
+    """Tallies and points of scored cases whose embedding and scatter rows are ``placed``."""
+    vectors, scatter = placed
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
     outcomes, risks = zip(*verdicts, strict=True) if verdicts else ((), ())
     tallies = {
@@ -251,7 +312,6 @@ def place_cases(
     )
     partial = GeometryPartial(
         n_cases=len(scored),
-        excluded_harness_errors=len(cases) - len(scored),
         risk={cluster: Distribution.of_counts(v) for cluster, v in sorted(values.items())},
         contingency=table,
     )
