@@ -123,17 +123,16 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
     """
     from collections import defaultdict
 
-    from trustprobe.formats import sha256_hex
     from trustprobe.store import EvidenceSource, open_store
     from trustprobe.store.database import write_transaction
     from trustprobe.store.evidence import (
         _append_evidence,
-        _Prepared,
         ensure_agents,
         lock_organisation,
+        prepare_batch,
     )
     from trustprobe.store.totals import add_records, config_key, load_totals, save_totals
-    from trustprobe.trust import TrustConfig, evidence_canonical_json, parse_evidence
+    from trustprobe.trust import TrustConfig, parse_evidence
 
     now = datetime.fromisoformat(now_text)
     store = open_store(url, upgrade=True)
@@ -146,10 +145,7 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
                 parse_evidence(r)
                 for r in records(size, "h", now, aged=aged, seed=first, agents=agents)
             ]
-            prepared = []
-            for number, record in enumerate(batch):
-                content = evidence_canonical_json(record)
-                prepared.append(_Prepared(number, record, content, sha256_hex(content)))
+            prepared = prepare_batch(store, batch, now=now).items
             with write_transaction(store.engine) as connection:
                 organisation_id = lock_organisation(connection, ORGANISATION, now=now)
                 pks = ensure_agents(
