@@ -6,7 +6,10 @@ two versions of trustprobe in the same run:
 * ``totals``: this tree, which rescores an agent from its running totals;
 * ``full recompute`` (the baseline): the source tree of the commit before the totals existed
   (``git archive``, put first on ``PYTHONPATH``), which rescores every touched agent from its
-  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit.
+  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit. That default
+  predates ``serve --workers`` (de9a70d): with ``TRUSTPROBE_BENCH_WORKERS`` above 1 the run
+  stops before growing any history and says so; name a later commit. A server that does not
+  start is reported with the end of its stderr.
 
 Each version has its own database. Its history is grown in a child process running that version
 (``ingest_evidence`` in batches of 50,000: the CLI's ``trust record`` path), then
@@ -275,21 +278,48 @@ class Measured:
     client_cpu: float
 
 
+def serve_command(version: Version, port: int, load: Load) -> list[str]:
+    """``trustprobe serve`` for ``version``; ``--workers`` only when more than one is asked for
+    (versions before it was added serve one process)."""
+    command = [
+        sys.executable, "-m", "trustprobe", "serve", "--port", str(port),
+        "--database-url", version.url, "--rate-limit", "100000", "--rate-burst", "100000",
+        "--max-body-bytes", str(8 * 1024 * 1024),
+    ]  # fmt: skip
+    return command if load.workers == 1 else [*command, "--workers", str(load.workers)]
+
+
+def check_serves(version: Version, load: Load) -> None:
+    """Fail at once, saying why, if ``version``'s ``trustprobe serve`` cannot take ``load``."""
+    if load.workers == 1:
+        return
+    shown = subprocess.run(
+        [sys.executable, "-m", "trustprobe", "serve", "--help"],
+        env=version.env(), cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if "--workers" not in shown.stdout:
+        raise RuntimeError(
+            f"{version.name} ({version.source}): its `trustprobe serve` has no --workers; "
+            "measure with TRUSTPROBE_BENCH_WORKERS=1 or set TRUSTPROBE_BENCH_BEFORE to a commit "
+            "that has it (de9a70d or later)"
+        )
+
+
 def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -> Measured:
     """Serve ``version`` and post batches from ``load.clients`` clients at once."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "trustprobe", "serve", "--port", str(port),
-         "--database-url", version.url, "--rate-limit", "100000", "--rate-burst", "100000",
-         "--max-body-bytes", str(8 * 1024 * 1024), "--workers", str(load.workers)],
-        env=version.env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    log = Path(tempfile.mkstemp(prefix="trustprobe-serve-", suffix=".log")[1])
+    with log.open("wb") as stderr:
+        server = subprocess.Popen(
+            serve_command(version, port, load), env=version.env(), cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=stderr,
+        )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     batches = max(1, MEASURE_BATCHES * BATCH // load.batch)
     try:
-        wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve")
+        wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve", log)
         seed = version.history + 7
         bodies = {
             organisation: [
@@ -365,6 +395,7 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.unlink()
 
 
 def _database_cpu(url: str) -> dict[int, float] | None:
@@ -421,6 +452,8 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
         versions.append(Version(name, source, url))
     try:
         load = Load.from_environment()
+        for version in versions:
+            check_serves(version, load)
         keys = {
             v.name: {
                 organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
