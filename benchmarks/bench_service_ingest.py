@@ -128,12 +128,7 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
 
     from trustprobe.store import EvidenceSource, open_store
     from trustprobe.store.database import write_transaction
-    from trustprobe.store.evidence import (
-        _append_evidence,
-        ensure_agents,
-        lock_organisation,
-        prepare_batch,
-    )
+    from trustprobe.store.evidence import _append_evidence, ensure_agents, lock_organisation
     from trustprobe.store.totals import add_records, config_key, load_totals, save_totals
     from trustprobe.trust import TrustConfig, parse_evidence
 
@@ -148,7 +143,7 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
                 parse_evidence(r)
                 for r in records(size, "h", now, aged=aged, seed=first, agents=agents)
             ]
-            prepared = prepare_batch(store, batch, now=now).items
+            prepared = _prepared(store, batch, now)
             with write_transaction(store.engine) as connection:
                 organisation_id = lock_organisation(connection, ORGANISATION, now=now)
                 pks = ensure_agents(
@@ -169,6 +164,23 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
             print(f"bulk {first + size:,d} rows", file=sys.stderr, flush=True)
     finally:
         store.close()
+
+
+def _prepared(store: Any, batch: list[Any], now: datetime) -> list[Any]:
+    """The records as the version on ``PYTHONPATH`` hands them to ``_append_evidence``."""
+    from trustprobe.store import evidence
+
+    if hasattr(evidence, "prepare_batch"):
+        return list(evidence.prepare_batch(store, batch, now=now).items)
+    # Versions before prepare_batch (0119e76 and older): position, record, content, digest.
+    from trustprobe.formats import sha256_hex
+    from trustprobe.trust import evidence_canonical_json
+
+    contents = [evidence_canonical_json(record) for record in batch]
+    return [
+        evidence._Prepared(number, record, content, sha256_hex(content))
+        for number, (record, content) in enumerate(zip(batch, contents, strict=True))
+    ]
 
 
 def api_key(url: str, now_text: str, organisation: str = ORGANISATION) -> None:
