@@ -6,7 +6,10 @@ two versions of trustprobe in the same run:
 * ``totals``: this tree, which rescores an agent from its running totals;
 * ``full recompute`` (the baseline): the source tree of the commit before the totals existed
   (``git archive``, put first on ``PYTHONPATH``), which rescores every touched agent from its
-  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit.
+  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit. That default
+  predates ``serve --workers`` (de9a70d): with ``TRUSTPROBE_BENCH_WORKERS`` above 1 the run
+  stops before growing any history and says so; name a later commit. A server that does not
+  start is reported with the end of its stderr.
 
 Each version has its own database. Its history is grown in a child process running that version
 (``ingest_evidence`` in batches of 50,000: the CLI's ``trust record`` path), then
@@ -123,17 +126,11 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
     """
     from collections import defaultdict
 
-    from trustprobe.formats import sha256_hex
     from trustprobe.store import EvidenceSource, open_store
     from trustprobe.store.database import write_transaction
-    from trustprobe.store.evidence import (
-        _append_evidence,
-        _Prepared,
-        ensure_agents,
-        lock_organisation,
-    )
+    from trustprobe.store.evidence import _append_evidence, ensure_agents, lock_organisation
     from trustprobe.store.totals import add_records, config_key, load_totals, save_totals
-    from trustprobe.trust import TrustConfig, evidence_canonical_json, parse_evidence
+    from trustprobe.trust import TrustConfig, parse_evidence
 
     now = datetime.fromisoformat(now_text)
     store = open_store(url, upgrade=True)
@@ -146,10 +143,7 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
                 parse_evidence(r)
                 for r in records(size, "h", now, aged=aged, seed=first, agents=agents)
             ]
-            prepared = []
-            for number, record in enumerate(batch):
-                content = evidence_canonical_json(record)
-                prepared.append(_Prepared(number, record, content, sha256_hex(content)))
+            prepared = _prepared(store, batch, now)
             with write_transaction(store.engine) as connection:
                 organisation_id = lock_organisation(connection, ORGANISATION, now=now)
                 pks = ensure_agents(
@@ -170,6 +164,23 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
             print(f"bulk {first + size:,d} rows", file=sys.stderr, flush=True)
     finally:
         store.close()
+
+
+def _prepared(store: Any, batch: list[Any], now: datetime) -> list[Any]:
+    """The records as the version on ``PYTHONPATH`` hands them to ``_append_evidence``."""
+    from trustprobe.store import evidence
+
+    if hasattr(evidence, "prepare_batch"):
+        return list(evidence.prepare_batch(store, batch, now=now).items)
+    # Versions before prepare_batch (0119e76 and older): position, record, content, digest.
+    from trustprobe.formats import sha256_hex
+    from trustprobe.trust import evidence_canonical_json
+
+    contents = [evidence_canonical_json(record) for record in batch]
+    return [
+        evidence._Prepared(number, record, content, sha256_hex(content))
+        for number, (record, content) in enumerate(zip(batch, contents, strict=True))
+    ]
 
 
 def api_key(url: str, now_text: str, organisation: str = ORGANISATION) -> None:
@@ -279,21 +290,48 @@ class Measured:
     client_cpu: float
 
 
+def serve_command(version: Version, port: int, load: Load) -> list[str]:
+    """``trustprobe serve`` for ``version``; ``--workers`` only when more than one is asked for
+    (versions before it was added serve one process)."""
+    command = [
+        sys.executable, "-m", "trustprobe", "serve", "--port", str(port),
+        "--database-url", version.url, "--rate-limit", "100000", "--rate-burst", "100000",
+        "--max-body-bytes", str(8 * 1024 * 1024),
+    ]  # fmt: skip
+    return command if load.workers == 1 else [*command, "--workers", str(load.workers)]
+
+
+def check_serves(version: Version, load: Load) -> None:
+    """Fail at once, saying why, if ``version``'s ``trustprobe serve`` cannot take ``load``."""
+    if load.workers == 1:
+        return
+    shown = subprocess.run(
+        [sys.executable, "-m", "trustprobe", "serve", "--help"],
+        env=version.env(), cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if "--workers" not in shown.stdout:
+        raise RuntimeError(
+            f"{version.name} ({version.source}): its `trustprobe serve` has no --workers; "
+            "measure with TRUSTPROBE_BENCH_WORKERS=1 or set TRUSTPROBE_BENCH_BEFORE to a commit "
+            "that has it (de9a70d or later)"
+        )
+
+
 def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -> Measured:
     """Serve ``version`` and post batches from ``load.clients`` clients at once."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "trustprobe", "serve", "--port", str(port),
-         "--database-url", version.url, "--rate-limit", "100000", "--rate-burst", "100000",
-         "--max-body-bytes", str(8 * 1024 * 1024), "--workers", str(load.workers)],
-        env=version.env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    log = Path(tempfile.mkstemp(prefix="trustprobe-serve-", suffix=".log")[1])
+    with log.open("wb") as stderr:
+        server = subprocess.Popen(
+            serve_command(version, port, load), env=version.env(), cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=stderr,
+        )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     batches = max(1, MEASURE_BATCHES * BATCH // load.batch)
     try:
-        wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve")
+        wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve", log)
         seed = version.history + 7
         bodies = {
             organisation: [
@@ -369,6 +407,7 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.unlink()
 
 
 def _database_cpu(url: str) -> dict[int, float] | None:
@@ -425,6 +464,8 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
         versions.append(Version(name, source, url))
     try:
         load = Load.from_environment()
+        for version in versions:
+            check_serves(version, load)
         keys = {
             v.name: {
                 organisation: v.child("key", v.url, now.isoformat(), organisation).strip()

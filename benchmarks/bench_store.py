@@ -47,9 +47,9 @@ from trustprobe.store.chains import GENESIS, evidence_envelope, link_hash, sha25
 from trustprobe.store.database import write_transaction
 from trustprobe.store.evidence import (
     _append_evidence,
-    _Prepared,
     ensure_agents,
     lock_organisation,
+    prepare_batch,
 )
 from trustprobe.store.schema import EvidenceRow
 from trustprobe.trust import Evidence, evidence_canonical_json, parse_evidence
@@ -104,11 +104,7 @@ def write_path(store: TrustStore, records: list[Evidence], now: datetime) -> tup
     cpu = time.process_time()
     for offset in range(0, len(records), BATCH):
         chunk = records[offset : offset + BATCH]
-        prepared = [
-            _Prepared(i, r, content, sha256_hex(content))
-            for i, r in enumerate(chunk)
-            for content in (evidence_canonical_json(r),)
-        ]
+        prepared = prepare_batch(store, chunk, now=now).items
         with write_transaction(store.engine) as connection:
             organisation_id = lock_organisation(connection, "bulk", now=now)
             agents = ensure_agents(

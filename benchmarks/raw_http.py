@@ -10,23 +10,34 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 
 START_SECONDS = 180
 """How long a server may take to answer (the CLI imports every command group first)."""
+LOG_LINES = 15
+"""Lines of a server's stderr shown when it did not start."""
 
 
-def wait_until_serving(url: str, server: subprocess.Popen[bytes], name: str) -> None:
-    """Poll ``url`` until it answers 2xx; raise if ``server`` exits or takes too long."""
+def wait_until_serving(
+    url: str, server: subprocess.Popen[bytes], name: str, log: Path | None = None
+) -> None:
+    """Poll ``url`` until it answers 2xx; raise if ``server`` exits or takes too long.
+
+    ``log`` is the file the server's stderr goes to: its last lines explain a failed start.
+    """
     deadline = time.monotonic() + START_SECONDS
     while True:
         try:
             httpx.get(url, timeout=1).raise_for_status()
             return
         except (httpx.TransportError, httpx.HTTPStatusError):
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError(f"{name} did not start") from None
+            exited = server.poll()
+            if time.monotonic() > deadline or exited is not None:
+                why = "timed out" if exited is None else f"exited with status {exited}"
+                said = "" if log is None else "\n".join(log.read_text().splitlines()[-LOG_LINES:])
+                raise RuntimeError(f"{name} did not start ({why})\n{said}".rstrip()) from None
             time.sleep(0.2)
 
 

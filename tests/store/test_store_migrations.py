@@ -1,18 +1,26 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
+from tests.store.conftest import NOW
+from tests.store.databases import run_alembic
+from tests.store.records import eval_record, parsed
 from trustprobe.store import (
+    EvidenceSource,
     SchemaOutOfDateError,
     StoreError,
     create_store_engine,
     current_revision,
     head_revision,
+    ingest_evidence,
     open_store,
     upgrade_database,
+    verify_store,
 )
 from trustprobe.store.schema import Base
 
@@ -77,3 +85,55 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path) -> None:  # type: i
 def test_unsupported_urls_are_refused(url: str) -> None:
     with pytest.raises(StoreError):
         create_store_engine(url)
+
+
+def evidence_rows(database_url: str) -> list[tuple[Any, ...]]:
+    engine = create_store_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text("SELECT * FROM evidence"))]
+    finally:
+        engine.dispose()
+
+
+def evidence_references(database_url: str) -> set[str]:
+    """The tables the evidence table's foreign keys refer to."""
+    engine = create_store_engine(database_url)
+    try:
+        return {fk["referred_table"] for fk in inspect(engine).get_foreign_keys("evidence")}
+    finally:
+        engine.dispose()
+
+
+def test_0007_drops_the_evidence_foreign_keys_and_keeps_every_row(database_url: str) -> None:
+    store = open_store(database_url, upgrade=True)
+    records = parsed(
+        *(
+            eval_record(f"e-{i}", agent, "accuracy", 60 + i, observed_at=NOW)
+            for i, agent in enumerate(("alpha", "beta", "alpha"))
+        )
+    )
+    ingest_evidence(store, records, organisation="acme", now=NOW, source=EvidenceSource.API)
+    store.close()
+    stored = evidence_rows(database_url)
+    assert evidence_references(database_url) == {"probe_runs"}
+
+    run_alembic(database_url, "downgrade", "0006_partial_source_index")
+    assert evidence_references(database_url) == {"probe_runs", "organisations", "agents"}
+    assert evidence_rows(database_url) == stored
+    run_alembic(database_url, "upgrade", "head")
+    assert evidence_references(database_url) == {"probe_runs"}
+    assert evidence_rows(database_url) == stored
+
+    store = open_store(database_url)
+    try:
+        more = parsed(eval_record("e-9", "gamma", "safety", 70, observed_at=NOW))
+        assert (
+            ingest_evidence(
+                store, more, organisation="acme", now=NOW, source=EvidenceSource.API
+            ).accepted
+            == 1
+        )
+        assert verify_store(store).ok
+    finally:
+        store.close()

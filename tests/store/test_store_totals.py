@@ -23,7 +23,15 @@ from trustprobe.store import (
 )
 from trustprobe.store.migration import head_revision
 from trustprobe.store.schema import ScoreTotalRow, TransitionRow
-from trustprobe.store.totals import config_key, in_future, load_totals, undecayed
+from trustprobe.store.totals import (
+    AgentTotals,
+    add_records,
+    config_key,
+    in_future,
+    load_totals,
+    merge_totals,
+    undecayed,
+)
 from trustprobe.trust import (
     CLOCK_SKEW,
     Dimension,
@@ -169,6 +177,33 @@ def test_ingestion_scores_equal_a_full_recompute_on_random_histories(
             assert batch[score.agent_id] == score
     # Every path was exercised, or the comparison above proves less than it claims.
     assert min(paths.values()) >= 3, paths
+
+
+@pytest.mark.parametrize("seed", [5, 11])
+def test_merged_totals_equal_totals_counted_record_by_record(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    config = TrustConfig()
+    records = [parse_evidence(random_record(rng, number, now=START)) for number in range(300)]
+    one_by_one: AgentTotals = {}
+    merged: AgentTotals = {}
+    for first in range(0, len(records), 70):  # an agent's history, then one batch after another
+        part: AgentTotals = {}
+        for record in records[first : first + 70]:
+            add_records(one_by_one, [record], config, evidence_seq=0)
+            add_records(part, [record], config, evidence_seq=0)
+        merge_totals(merged, part)
+
+    def spelled(totals: AgentTotals) -> dict[Dimension, tuple[Any, ...]]:
+        return {
+            dimension: (
+                total.count, total.size.text(), total.raw.text(), total.low_confidence,
+                total.newest_us, total.oldest_scored_us, total.origins, total.evidence_seq,
+            )
+            for dimension, total in totals.items()
+        }  # fmt: skip
+
+    assert spelled(merged) == spelled(one_by_one)
+    assert len(one_by_one) >= 6 and any(total.origins for total in one_by_one.values())
 
 
 def test_totals_made_under_other_item_settings_are_rebuilt(store: TrustStore) -> None:

@@ -55,6 +55,25 @@ def evidence_link_hashes(
     Equal to ``link_hash(prev, evidence_envelope(...))`` link by link (a test holds it to that),
     but serialises the envelope's shared part once instead of once per record.
     """
+    return chain_evidence_links(
+        prev_hash,
+        (evidence_link_head(content) for content in contents),
+        evidence_link_tail(source=source, received_at=received_at, probe_run_id=probe_run_id),
+    )
+
+
+def evidence_link_head(content: str) -> str:
+    """What an evidence link hashes after the previous hash, up to the shared members.
+
+    Depends on the record alone, so a batch computes it before taking the organisation's lock.
+    """
+    # Keys sort as content < probe_run_id < received_at < source, so the envelope is the
+    # content member followed by the shared members.
+    return '\n{"content":' + encode_basestring(content)
+
+
+def evidence_link_tail(*, source: str, received_at: datetime, probe_run_id: int | None) -> str:
+    """The envelope members a batch's links share, as each link's hashed text ends."""
     shared = canonical_json(
         {
             "probe_run_id": probe_run_id,
@@ -62,14 +81,15 @@ def evidence_link_hashes(
             "source": source,
         }
     )
-    # Keys sort as content < probe_run_id < received_at < source, so the envelope is the
-    # content member followed by the shared members.
-    tail = "," + shared[1:]
+    return "," + shared[1:]
+
+
+def chain_evidence_links(prev_hash: str, heads: Iterable[str], tail: str) -> list[str]:
+    """The row hashes of links with these :func:`evidence_link_head` and shared ``tail``."""
     hashes = []
-    for content in contents:
+    for head in heads:
         # sha256_hex inlined: a call per record costs a tenth of the hash.
-        link = prev_hash + '\n{"content":' + encode_basestring(content) + tail
-        prev_hash = sha256(link.encode()).hexdigest()
+        prev_hash = sha256((prev_hash + head + tail).encode()).hexdigest()
         hashes.append(prev_hash)
     return hashes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -15,7 +15,12 @@ from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from trustprobe.formats import STORED_CONTEXT, sha256_hex, utc_text
-from trustprobe.store.chains import GENESIS, evidence_link_hashes
+from trustprobe.store.chains import (
+    GENESIS,
+    chain_evidence_links,
+    evidence_link_head,
+    evidence_link_tail,
+)
 from trustprobe.store.database import chunks, member_of, member_of_parameter, write_transaction
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache, PendingItems
 from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
@@ -31,6 +36,7 @@ from trustprobe.store.totals import (
     decaying_dimensions,
     in_future,
     load_totals,
+    merge_totals,
     save_totals,
     score_from_totals,
     totals_from_history,
@@ -54,6 +60,115 @@ class _Prepared(NamedTuple):  # a tuple: built once per record, cheaper than a d
     record: Evidence
     content: str
     digest: str
+    columns: tuple[Any, ...]
+    """Its row's columns from ``evidence_id`` to ``content_sha256``, as the dialect stores them."""
+    origin: tuple[str | None, str | None, str | None]
+    """Its row's ``source_tool``, ``source_run_id`` and ``source_file_sha256``."""
+    link: str
+    """Its :func:`~trustprobe.store.chains.evidence_link_head`."""
+    reading: tuple[ItemReading, int]
+    """Its item reading and observation time (:func:`readings_of`)."""
+
+
+@dataclass
+class AgentBatch:
+    """One agent's records of a batch, their readings, and the totals they add up to."""
+
+    records: list[Evidence] = field(default_factory=list)
+    readings: list[tuple[ItemReading, int]] = field(default_factory=list)
+    totals: AgentTotals = field(default_factory=dict)
+
+
+@dataclass
+class PreparedBatch:
+    """What ingesting a batch computes from its records alone, before any lock is taken.
+
+    Each record's canonical JSON, digest, item reading, the columns of its row that do not
+    depend on the chain and the start of the text its row hash covers; and each agent's part of
+    the batch with the totals it adds. Under the organisation's lock (on SQLite, the database's
+    one write lock) only what depends on the stored rows is left: duplicates, keys, the chain's
+    hashes, the agents' stored totals and their new scores.
+    """
+
+    items: list[_Prepared]
+    agents: dict[str, AgentBatch]
+    """Every record's agent part: valid while every record is accepted (nearly always)."""
+
+
+def prepare_batch(
+    store: TrustStore,
+    records: Sequence[Evidence],
+    *,
+    now: datetime,
+    positions: Sequence[int] | None = None,
+) -> PreparedBatch:
+    """Compute what a batch's ingestion needs from ``records`` alone (no database access).
+
+    ``positions`` numbers the records in rejections (default: their 0-based index).
+
+    Raises:
+        InputError: a record is observed later than ``now`` allows; nothing is stored.
+    """
+    check_observed_in_time(records, now=now)
+    config = store.config or TrustConfig()
+    numbers = range(len(records)) if positions is None else positions
+    readings = readings_of(records, config)
+    spell = _observed_spelling(store.engine.dialect.name)
+    items = []
+    for number, record, reading in zip(numbers, records, readings, strict=True):
+        content = evidence_canonical_json(record)
+        digest = sha256_hex(content)
+        origin = record.source
+        items.append(
+            _Prepared(
+                number,
+                record,
+                content,
+                digest,
+                (
+                    record.id,
+                    str(record.dimension),
+                    record.kind,
+                    spell(record.observed_at),
+                    content,
+                    digest,
+                ),
+                (None, None, None)
+                if origin is None
+                else (origin.tool, origin.run_id, origin.file_sha256),
+                evidence_link_head(content),
+                reading,
+            )
+        )
+    return PreparedBatch(items, _agent_batches(items))
+
+
+def _agent_batches(items: Sequence[_Prepared]) -> dict[str, AgentBatch]:
+    """The records of ``items`` by agent, with their readings and the totals they add."""
+    agents: dict[str, AgentBatch] = defaultdict(AgentBatch)
+    for item in items:
+        part = agents[item.record.agent_id]
+        part.records.append(item.record)
+        part.readings.append(item.reading)
+    for part in agents.values():
+        # The batch's seq is set by Rescoring.save(), once the rows are in.
+        add_readings(part.totals, part.records, part.readings, evidence_seq=0)
+    return dict(agents)
+
+
+def _observed_spelling(dialect: str) -> Callable[[datetime], object]:
+    """How the dialect's rows hold a time: as ``UTCDateTime`` writes it (text on SQLite)."""
+    if dialect != "sqlite":
+        return lambda moment: moment
+    spelled: dict[datetime, str] = {}  # records of a batch share few distinct times
+
+    def sqlite_time(moment: datetime) -> str:
+        text = spelled.get(moment)
+        if text is None:
+            text = spelled[moment] = utc_text(moment, separator=" ", zone="")
+        return text
+
+    return sqlite_time
 
 
 def ingest_evidence(
@@ -70,16 +185,16 @@ def ingest_evidence(
     Everything happens in one transaction: on any error nothing is stored. ``positions``
     numbers the records in rejections (default: their 0-based index).
     """
+    batch = prepare_batch(store, records, now=now, positions=positions)
     cached = CacheUpdates()
     with write_transaction(store.engine) as connection:
         result = ingest_in_transaction(
             connection,
             store,
-            records,
+            batch,
             organisation=organisation,
             now=now,
             source=source,
-            positions=positions,
             cache_updates=cached,
         )
     cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
@@ -109,28 +224,21 @@ def lock_organisation(connection: Connection, organisation: str, *, now: datetim
 def ingest_in_transaction(
     connection: Connection,
     store: TrustStore,
-    records: Sequence[Evidence],
+    batch: PreparedBatch,
     *,
     organisation: str,
     now: datetime,
     source: EvidenceSource,
-    positions: Sequence[int] | None = None,
     probe_run_id: int | None = None,
     cache_updates: CacheUpdates | None = None,
 ) -> IngestResult:
-    """:func:`ingest_evidence` inside a write transaction the caller owns.
+    """:func:`ingest_evidence` of a :func:`prepare_batch`, in a write transaction of the caller.
 
     ``cache_updates`` collects what the caches should keep of the agents' evidence; the caller
     applies it to the store's caches once the transaction has committed (never before).
     """
-    check_observed_in_time(records, now=now)  # before any lock: nothing is stored on error
+    prepared = batch.items
     organisation_id = lock_organisation(connection, organisation, now=now)
-    numbers = list(range(len(records))) if positions is None else list(positions)
-    prepared = []
-    for number, record in zip(numbers, records, strict=True):
-        content = evidence_canonical_json(record)
-        prepared.append(_Prepared(number, record, content, sha256_hex(content)))
-
     stored = _stored_digests(connection, organisation_id, [p.record.id for p in prepared])
     accepted: list[_Prepared] = []
     rejected: list[RecordRejection] = []
@@ -211,15 +319,13 @@ def ingest_in_transaction(
             source=source,
             probe_run_id=probe_run_id,
         )
-        new_by_agent: dict[str, list[Evidence]] = defaultdict(list)
-        for item in accepted:
-            new_by_agent[item.record.agent_id].append(item.record)
-        # Everything the scores and transitions need is read before the rows go in (none of it
-        # depends on them); the rows go in before the totals, which record the batch's last seq.
+        # Every record accepted (nearly always): the batch's agent parts hold, else they are
+        # made again from the accepted ones.
+        new_by_agent = batch.agents if len(accepted) == len(prepared) else _agent_batches(accepted)
         rescoring = Rescoring.read(
             connection,
             store,
-            new_records={agents[a]: (a, records) for a, records in new_by_agent.items()},
+            new_records={agents[a]: (a, part) for a, part in new_by_agent.items()},
             previous_seq=previous_seq,
             now=now,
         )
@@ -235,7 +341,7 @@ def ingest_in_transaction(
                     agent_pk=agents[agent_id],
                     agent_id=agent_id,
                     score=scores[agent_id],
-                    trigger=f"evidence:{len(new_by_agent[agent_id])} via {source.value}",
+                    trigger=f"evidence:{len(new_by_agent[agent_id].records)} via {source.value}",
                 )
                 for agent_id in order
             ],
@@ -283,8 +389,8 @@ class Rescoring:
 
     store: TrustStore
     now: datetime
-    new_records: Mapping[int, tuple[str, Sequence[Evidence]]]
-    """The batch's accepted records by agent key: (agent id, records)."""
+    new_records: Mapping[int, tuple[str, AgentBatch]]
+    """The batch's accepted records by agent key: (agent id, its part of the batch)."""
     totals: dict[int, AgentTotals]
     stale: set[int]
     current: dict[str, AgentTotals] = field(default_factory=dict)
@@ -293,8 +399,6 @@ class Rescoring:
     """Agents with decayed dimensions: those dimensions, and the items before the batch."""
     histories: dict[int, tuple[Evidence, ...]] = field(default_factory=dict)
     """Agents scored from their whole history: that history, the batch included."""
-    readings: dict[int, list[tuple[ItemReading, int]]] = field(default_factory=dict)
-    """The decaying agents' new records' readings (computed once, for totals and items)."""
     previous_seq: int = 0
     """The organisation's last seq before the batch."""
 
@@ -304,7 +408,7 @@ class Rescoring:
         connection: Connection,
         store: TrustStore,
         *,
-        new_records: Mapping[int, tuple[str, Sequence[Evidence]]],
+        new_records: Mapping[int, tuple[str, AgentBatch]],
         previous_seq: int,
         now: datetime,
     ) -> Rescoring:
@@ -319,13 +423,11 @@ class Rescoring:
         plan = cls(store, now, new_records, totals, stale, previous_seq=previous_seq)
         decaying: dict[int, list[Dimension]] = {}
         slow: list[int] = sorted(stale)
-        for pk, (agent_id, records) in new_records.items():
+        for pk, (agent_id, part) in new_records.items():
             if pk in stale:
                 continue
             agent_totals = totals.setdefault(pk, {})
-            readings = readings_of(records, config)
-            # The batch's seq is set by save(), once the rows are in.
-            add_readings(agent_totals, records, readings, evidence_seq=0)
+            merge_totals(agent_totals, part.totals)
             if in_future(agent_totals, now_us):
                 slow.append(pk)
                 continue
@@ -333,17 +435,16 @@ class Rescoring:
             dimensions = decaying_dimensions(agent_totals, now_us, config)
             if dimensions:
                 decaying[pk] = dimensions
-                plan.readings[pk] = readings
         if decaying:
             prior = agent_items(
                 connection, list(decaying), cache=store.item_cache, up_to=previous_seq,
                 config=config,
             )  # fmt: skip
             for pk, dimensions in decaying.items():
-                agent_id, records = new_records[pk]
+                agent_id, part = new_records[pk]
                 items = prior[pk]
                 counted = Counter(items.counts())
-                counted.update(record.dimension for record in records)
+                counted.update(record.dimension for record in part.records)
                 if items.seq != previous_seq or counted != {
                     d: total.count for d, total in totals[pk].items()
                 }:
@@ -359,7 +460,7 @@ class Rescoring:
                 connection, slow, cache=store.evidence_cache, up_to=previous_seq
             )
             for pk in slow:
-                plan.histories[pk] = (*prior_records[pk][1], *new_records[pk][1])
+                plan.histories[pk] = (*prior_records[pk][1], *new_records[pk][1].records)
         return plan
 
     def scores(self) -> dict[str, TrustScore]:
@@ -370,10 +471,10 @@ class Rescoring:
         limits = decay_limits(config)
         sums: dict[str, dict[Dimension, float]] = {}
         for pk, (dimensions, prior) in self.decaying.items():
-            agent_id, records = self.new_records[pk]
+            agent_id, part = self.new_records[pk]
             with prior.lock:
                 by_dimension = prior.sums(dimensions, now_us, limits)
-            for record, (reading, observed) in zip(records, self.readings[pk], strict=True):
+            for record, (reading, observed) in zip(part.records, part.readings, strict=True):
                 found = by_dimension.get(record.dimension)
                 if found is not None:
                     found.add(reading.size, reading.size * reading.score, now_us - observed)
@@ -397,14 +498,14 @@ class Rescoring:
     ) -> None:
         """Write the totals (the batch's rows end at ``evidence_seq``); note the cache entries."""
         config = self.store.config or TrustConfig()
-        for pk, (_, records) in self.new_records.items():
+        for pk, (_, part) in self.new_records.items():
             if pk in self.stale:
                 self.totals[pk] = totals_from_history(
                     ((evidence_seq, record) for record in self.histories[pk]), config
                 )
                 continue
             agent_totals = self.totals[pk]
-            for dimension in {record.dimension for record in records}:
+            for dimension in part.totals:
                 agent_totals[dimension].evidence_seq = evidence_seq
         save_totals(
             connection, organisation_id, self.totals, key=config_key(config), replace=self.stale
@@ -412,9 +513,10 @@ class Rescoring:
         if cache_updates is not None:
             limits = decay_limits(config)
             for pk, (_, items) in self.decaying.items():
+                part = self.new_records[pk][1]
                 cache_updates.items[pk] = PendingItems(
                     items, after=self.previous_seq, seq=evidence_seq,
-                    records=self.new_records[pk][1], readings=self.readings[pk], limits=limits,
+                    records=part.records, readings=part.readings, limits=limits,
                 )  # fmt: skip
             for pk, history in self.histories.items():
                 cache_updates.evidence[pk] = (evidence_seq, history)
@@ -641,51 +743,19 @@ def _evidence_rows(
         _statements(connection).head, {"organisation": organisation_id}
     ).one_or_none()
     prev_hash = GENESIS if head is None else head.row_hash
-    hashes = evidence_link_hashes(
+    hashes = chain_evidence_links(
         prev_hash,
-        (item.content for item in accepted),
-        source=source.value,
-        received_at=now,
-        probe_run_id=probe_run_id,
+        (item.link for item in accepted),
+        evidence_link_tail(source=source.value, received_at=now, probe_run_id=probe_run_id),
     )
-    sqlite_dialect = connection.dialect.name == "sqlite"
-    spelled: dict[datetime, str] = {}  # records of a batch share few distinct times
-
-    def sqlite_time(moment: datetime) -> str:
-        text = spelled.get(moment)
-        if text is None:
-            text = spelled[moment] = utc_text(moment, separator=" ", zone="")
-        return text
-
-    received: object = sqlite_time(now) if sqlite_dialect else now
+    received = _observed_spelling(connection.dialect.name)(now)
     arrived_by = source.value  # once: an enum's value is a Python-level property
     rows = []
     for item, row_hash in zip(accepted, hashes, strict=True):
-        record = item.record
-        observed: object = record.observed_at
-        if sqlite_dialect:
-            observed = sqlite_time(record.observed_at)
-        origin = record.source
         rows.append(
-            (
-                organisation_id,
-                agents[record.agent_id],
-                record.id,
-                str(record.dimension),
-                record.kind,
-                observed,
-                item.content,
-                item.digest,
-                arrived_by,
-                probe_run_id,
-                received,
-                prev_hash,
-                row_hash,
-                None if origin is None else origin.tool,
-                None if origin is None else origin.run_id,
-                None if origin is None else origin.file_sha256,
-            )
-        )
+            (organisation_id, agents[item.record.agent_id], *item.columns, arrived_by,
+             probe_run_id, received, prev_hash, row_hash, *item.origin)
+        )  # fmt: skip
         prev_hash = row_hash
     return (0 if head is None else int(head.seq)), rows
 

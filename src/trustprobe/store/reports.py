@@ -9,7 +9,12 @@ from sqlalchemy import Connection, insert, select
 from trustprobe.reports import Report
 from trustprobe.store.database import write_transaction
 from trustprobe.store.errors import NotFoundError
-from trustprobe.store.evidence import ensure_agents, ingest_in_transaction, lock_organisation
+from trustprobe.store.evidence import (
+    ensure_agents,
+    ingest_in_transaction,
+    lock_organisation,
+    prepare_batch,
+)
 from trustprobe.store.evidence_cache import CacheUpdates
 from trustprobe.store.history import canonical_score
 from trustprobe.store.models import AgentScore, EvidenceSource, ReportIngestResult
@@ -78,7 +83,7 @@ def submit_report(
         result = ingest_in_transaction(
             connection,
             store,
-            evidence,
+            prepare_batch(store, evidence, now=now),
             organisation=organisation,
             now=now,
             source=source,

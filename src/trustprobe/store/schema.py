@@ -140,8 +140,10 @@ class EvidenceRow(Base):
     )
 
     seq: Mapped[int] = mapped_column(SequenceKey, primary_key=True, autoincrement=True)
-    organisation_id: Mapped[int] = mapped_column(ForeignKey("organisations.id"))
-    agent_pk: Mapped[int] = mapped_column(ForeignKey("agents.id"))
+    # No foreign keys on the organisation and agent: the ingestion writes a row only after
+    # both exist, and ``db verify`` checks they do (migration 0007 says why).
+    organisation_id: Mapped[int] = mapped_column(Integer)
+    agent_pk: Mapped[int] = mapped_column(Integer)
     evidence_id: Mapped[str] = mapped_column(String(200))
     dimension: Mapped[str] = mapped_column(String(40))
     kind: Mapped[str] = mapped_column(String(20))

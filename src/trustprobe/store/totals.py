@@ -93,6 +93,28 @@ class DimensionTotal:
             key = origin.model_dump_json()
             self.origins[key] = self.origins.get(key, 0) + 1
 
+    def merge(self, other: DimensionTotal) -> None:
+        """Count the items ``other`` counts (none of them counted here yet).
+
+        Equal to adding those items one by one: the sums are exact, the rest are counts and
+        extremes.
+        """
+        self.count += other.count
+        self.size.add_exact(other.size)
+        self.raw.add_exact(other.raw)
+        self.low_confidence = self.low_confidence or other.low_confidence
+        if other.newest_us is not None and (
+            self.newest_us is None or other.newest_us > self.newest_us
+        ):
+            self.newest_us = other.newest_us
+        if other.oldest_scored_us is not None and (
+            self.oldest_scored_us is None or other.oldest_scored_us < self.oldest_scored_us
+        ):
+            self.oldest_scored_us = other.oldest_scored_us
+        for key, count in other.origins.items():
+            self.origins[key] = self.origins.get(key, 0) + count
+        self.evidence_seq = max(self.evidence_seq, other.evidence_seq)
+
     def undecayed_at(self, now_us: int, config: TrustConfig) -> bool:
         """Whether, as of ``now_us``, no item is in the future and none has lost points to decay.
 
@@ -169,6 +191,15 @@ def add_readings(
     for dimension in touched:
         total = totals[dimension]
         total.evidence_seq = max(total.evidence_seq, evidence_seq)
+
+
+def merge_totals(totals: AgentTotals, batch: AgentTotals) -> None:
+    """Count into ``totals`` the items ``batch`` counts (none of them counted there yet)."""
+    for dimension, total in batch.items():
+        found = totals.get(dimension)
+        if found is None:
+            found = totals[dimension] = DimensionTotal()
+        found.merge(total)
 
 
 def totals_from_history(
