@@ -56,7 +56,8 @@ if _FIELD_NAMES[:2] != ("probe_id", "sample"):
 _PROBE_TEXT_FIELDS = {"task", "probe_input"}
 if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
-_TAIL_FIELDS = set(_FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS) :])
+# How the part of a case's JSON line after its own fields starts (the first field after them).
+_TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -634,13 +635,15 @@ def _plain_parts(
         probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",")
         plan.line_parts = probe_parts
     head, texts = probe_parts
-    tail = b"," + _render_case(case, include=_TAIL_FIELDS)[1:]  # ,"error":…,"flagged_calls":[]}
     start = len(head) + len(b"%d" % sample)
-    end = len(line) - len(values) - len(tail)
+    # The end starts at its first field's key: within a JSON string every quote is escaped,
+    # so the key's bytes occur nowhere else.
+    tail = line.rfind(_TAIL_START)
+    end = tail - len(values)
     at = line.find(texts, start, end)
-    if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
+    if tail < 0 or line[:start] != head + b"%d" % sample or line[end:tail] != values or at < 0:
         raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
-    reached.line_parts = (line[start:at], line[at + len(texts) : end], tail)
+    reached.line_parts = (line[start:at], line[at + len(texts) : end], line[tail:])
     return (line,)
 
 
