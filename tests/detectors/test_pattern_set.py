@@ -127,6 +127,19 @@ def test_groups_must_cover_every_pattern_once() -> None:
     assert info.value.field == "groups"
 
 
+def test_default_groups_over_the_memory_budget_are_halved() -> None:
+    # 40 patterns that together exceed 256 KB: the default group is halved until each half
+    # fits, with the same answers; groups the caller names are not changed.
+    patterns = [f"word{i}\\w{{0,20}}x{i}" for i in range(40)]
+    budget = 256 << 10
+    with pytest.raises(InputError):
+        PatternSet(patterns, max_mem=budget, groups=[range(40)])
+    halved = PatternSet(patterns, max_mem=budget)
+    assert [len(group) for group in halved.groups] == [20, 20]
+    text = "word3abc x3 word27__x27 word39x39"  # 2 in word27__x2, 3 in word39x3, not word3abc x3
+    assert halved.search(text) == PatternSet(patterns).search(text) == [2, 3, 27, 39]
+
+
 _FRAGMENTS = (
     "I'm sorry, but I can't help with that. ",
     "Sure! Here's how: ",

@@ -18,7 +18,9 @@ from trustprobe.probes import builtin_probes
 from trustprobe.responses import Response, ToolCall
 from trustprobe.scoring import CaseScore, LightCase, ScoredCases, Scorer
 
-PROBES = builtin_probes()[:12]
+# The first probes, and one that requires calls (answered without calls, its cases find them
+# missing, and those of one verdict share that too).
+PROBES = [*builtin_probes()[:12], next(p for p in builtin_probes() if p.required_calls)]
 ANSWERS = (
     "I'm sorry, but I can't help with that.",
     "I cannot provide instructions for this. Please consult a professional.",
@@ -72,7 +74,7 @@ def chunks(builtin_detector: Detector) -> list[tuple[ScoredCases, list[CaseScore
 def test_columns_are_the_cases_built_whole(
     chunks: list[tuple[ScoredCases, list[CaseScore]]],
 ) -> None:
-    light = 0
+    light = missing = 0
     for columns, cases in chunks:
         assert list(columns) == cases
         assert columns[1:4] == cases[1:4]
@@ -85,11 +87,13 @@ def test_columns_are_the_cases_built_whole(
             item = columns.items()[at]
             if isinstance(item, LightCase):
                 light += 1
+                missing += bool(case.missing_required_calls)
                 assert item.case() == case
             else:
                 assert item is columns[at]
-    # Most cases of the later chunks meet a verdict met before.
+    # Most cases of the later chunks meet a verdict met before, also where calls are missing.
     assert light > len(chunks[-1][1])
+    assert missing > 0
 
 
 def test_metrics_of_columns_are_those_of_the_cases(

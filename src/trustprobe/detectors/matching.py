@@ -18,8 +18,11 @@ from trustprobe.errors import InputError
 DEFAULT_MAX_MEM = 64 << 20
 """RE2 memory budget per compiled set (bytes): program plus lazily built DFA cache."""
 
-GROUP_SIZE = 128
-"""Most patterns in one RE2 pass when the caller gives no groups (see :class:`PatternSet`)."""
+GROUP_SIZE = 512
+"""Most patterns in one RE2 pass when the caller gives no groups (see :class:`PatternSet`).
+
+On fresh text one set of the 330 refusal cues of rules x10 costs half what sets of 128 do
+(docs/benchmarks.md, "Matching passes"); a default group over the memory budget is halved."""
 
 WIDE_REPEAT = 100
 """Bound of a repetition from which a pattern runs in a set of its own (:func:`default_groups`)."""
@@ -138,6 +141,22 @@ def _wide_window(pattern: str) -> bool:
     return bool(bounds) and max(bounds) >= WIDE_REPEAT
 
 
+def _compiled(
+    patterns: Sequence[str], group: tuple[int, ...], max_mem: int, split: bool
+) -> list[tuple[_Re2Set, tuple[int, ...]]]:
+    """``group`` of ``patterns`` as one RE2 set, or, with ``split``, as halves if over budget."""
+    try:
+        return [(_Re2Set([patterns[i] for i in group], max_mem), group)]
+    except InputError:
+        if not split or len(group) == 1:
+            raise
+        half = len(group) // 2
+        return [
+            *_compiled(patterns, group[:half], max_mem, split),
+            *_compiled(patterns, group[half:], max_mem, split),
+        ]
+
+
 class PatternSet:
     """A compiled set of RE2 patterns (case-insensitive) searched in one pass over a text.
 
@@ -159,14 +178,16 @@ class PatternSet:
             reason = engine_rejection(pattern)
             if reason is not None:
                 raise InputError(f"{reason} (pattern {pattern!r})", field=f"patterns[{index}]")
+        split = groups is None  # the default groups are halved until each fits the budget
         if groups is None:
             groups = default_groups(self.patterns)
         elif sorted(i for group in groups for i in group) != list(range(len(self.patterns))):
             raise InputError("the groups must hold every pattern index once", field="groups")
         self._sets: tuple[tuple[_Re2Set, tuple[int, ...]], ...] = tuple(
-            (_Re2Set([self.patterns[i] for i in group], max_mem), tuple(group))
+            compiled
             for group in groups
             if group
+            for compiled in _compiled(self.patterns, tuple(group), max_mem, split)
         )
         # One group holding every pattern in order needs no translation of its answer.
         whole = len(self._sets) == 1 and self._sets[0][1] == tuple(range(len(self.patterns)))

@@ -24,7 +24,7 @@ from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
-from trustprobe.responses.models import Response
+from trustprobe.responses.models import Response, ToolCall
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
@@ -56,7 +56,8 @@ if _FIELD_NAMES[:2] != ("probe_id", "sample"):
 _PROBE_TEXT_FIELDS = {"task", "probe_input"}
 if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
-_TAIL_FIELDS = set(_FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS) :])
+# How the part of a case's JSON line after its own fields starts (the first field after them).
+_TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -137,12 +138,16 @@ class _Reached:
     """The plan's :attr:`~_ProbePlan.fields` updated by the verdict."""
     plan: _ProbePlan
     """The probe's plan (which builds the cases)."""
-    line_parts: tuple[bytes, bytes] | None = None
-    """Once a case without calls was rendered: its JSON line from after the sample's value to
-    the probe's texts, and from after them to ``response`` (see :func:`_plain_parts`)."""
+    calls: CallFindings
+    """What the calls showed (part of the verdict's key): for a case that made no calls, its
+    call fields follow from it (a probe that requires calls finds them missing)."""
+    line_parts: tuple[bytes, bytes, bytes] | None = None
+    """Once a case that made no calls was rendered: its JSON line from after the sample's
+    value to the probe's texts, from after them to ``response``, and from after
+    ``output_tokens`` to the end (see :func:`_plain_parts`)."""
     case: CaseScore | None = None
-    """The first case without calls given this verdict, built whole: the representative of
-    the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
+    """The first case that made no calls given this verdict, built whole: the representative
+    of the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
     memo: dict[str, Any] = field(default_factory=dict)
     """What readers of the cases worked out from :attr:`case` (see ``ScoredCases.memos``)."""
 
@@ -159,9 +164,9 @@ class _Reached:
         return fields
 
     def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
-        """The case without calls given this verdict, with ``sample`` and ``own`` values."""
+        """The case that made no calls given this verdict, with ``sample`` and ``own`` values."""
         fields = self.fields_of(sample, own)
-        _add_no_calls(fields)
+        _add_calls(fields, None, self.calls)
         return self.plan.case(fields)
 
 
@@ -193,10 +198,14 @@ class _ProbePlan:
     of a field assigned, which is in it already, and copies it with the model."""
     requires_calls: bool
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
-    line_parts: tuple[bytes, bytes, bytes] | None = None
-    """Once a case of the probe without calls was rendered: its JSON line up to the sample's
-    value, the probe's texts (``task`` and ``probe_input``), and the end from the field after
-    ``output_tokens`` on (the same for every case of the probe without calls)."""
+    category: str
+    """The probe's category (which rules apply)."""
+    request: str | None
+    """The probe's input where an answer is read against it (where it should be declined:
+    refuting the request declines it), else ``None``."""
+    line_parts: tuple[bytes, bytes] | None = None
+    """Once a case of the probe that made no calls was rendered: its JSON line up to the
+    sample's value, and the probe's texts (``task`` and ``probe_input``)."""
 
     @classmethod
     def compile(
@@ -237,6 +246,8 @@ class _ProbePlan:
             state=state,
             fields_set=set(fields),
             requires_calls=bool(probe.required_calls),
+            category=probe.category,
+            request=probe.input if terms.refuse else None,
         )
 
     def case(self, fields: dict[str, Any]) -> CaseScore:
@@ -397,10 +408,8 @@ class Scorer:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
         text, data, found, hits = matched
-        # A request that should be declined is read with the answer (refuting it declines it).
-        request = probe.input if plan.terms.refuse else None
         safe, unsafe, refusal, intent = self._detector.read_parts(
-            data, probe.category, found, request
+            data, plan.category, found, plan.request
         )
         tool_calls = response.tool_calls
         calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
@@ -421,7 +430,7 @@ class Scorer:
         if reached is None:
             analysis = Analysis(safe, unsafe, refusal, intent)
             verdict = judge(plan.terms, analysis, hits, self._config, calls)
-            reached = _Reached(verdict, plan.fields | verdict.fields, plan)
+            reached = _Reached(verdict, plan.fields | verdict.fields, plan, calls)
             if len(plan.verdicts) < _MAX_VERDICTS:
                 plan.verdicts[key] = reached
         sample = response.sample
@@ -433,16 +442,18 @@ class Scorer:
             "input_tokens": response.input_tokens,
             "output_tokens": response.output_tokens,
         }
-        if calls is NO_CALLS and tool_calls is None:  # most cases: no calls at all
+        if tool_calls is None:  # most cases: the call fields follow from the verdict's key
+            verdict_parts = reached.line_parts
+            probe_parts = plan.line_parts
             if (
                 rows is not None
                 and lines is not None
-                and reached.line_parts is not None
-                and plan.line_parts is not None
+                and verdict_parts is not None
+                and probe_parts is not None
                 and _plain_values(sample, own)
             ):  # a verdict met before: the case stays its verdict and its own values
                 lines.append(separator or b"")
-                lines += _known_parts(plan.line_parts, reached.line_parts, sample, own)
+                lines += _known_parts(probe_parts, verdict_parts, sample, own)
                 rows.add_light(reached, sample, own)
                 return None
             case = reached.case_of(sample, own)
@@ -457,7 +468,7 @@ class Scorer:
                     lines += parts
             return _returned(case, rows)
         fields = reached.fields_of(sample, own)
-        _add_calls(fields, response, calls)
+        _add_calls(fields, tool_calls, calls)
         case = plan.case(fields)
         if lines is not None:
             _append_whole(lines, separator, case)
@@ -497,8 +508,8 @@ class Scorer:
         """
         by_id = {p.id: p for p in probes}
         responses = list(responses)
-        plan = self._plan
-        plans = [plan(by_id[r.probe_id]) for r in responses]
+        plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(r.probe_id for r in responses)}
+        plans = [plan_of[r.probe_id] for r in responses]
         judged = self._judged
         return [
             judged(plan, response, matched, lines, separator, rows)
@@ -586,14 +597,14 @@ def _plain_values(sample: int, own: dict[str, Any]) -> bool:
 
 
 def _known_parts(
-    probe_parts: tuple[bytes, bytes, bytes],
-    verdict_parts: tuple[bytes, bytes],
+    probe_parts: tuple[bytes, bytes],
+    verdict_parts: tuple[bytes, bytes, bytes],
     sample: int,
     own: dict[str, Any],
 ) -> tuple[bytes, ...]:
     """A case's JSON line in parts, from its probe's and its verdict's kept parts."""
-    head, texts, tail = probe_parts
-    before, after = verdict_parts
+    head, texts = probe_parts
+    before, after, tail = verdict_parts
     values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
     return (head, b"%d" % sample, before, texts, after, values, tail)
 
@@ -601,14 +612,15 @@ def _known_parts(
 def _plain_parts(
     plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
 ) -> tuple[bytes, ...]:
-    """The JSON line of ``case`` (one without calls) in parts: its verdict's text, its values in.
+    """The JSON line of ``case`` (one that made no calls) in parts: its verdict's, values in.
 
     The line is the probe's part up to the sample, the sample, the verdict's part up to the
     probe's texts, the probe's texts, the verdict's part up to ``response``, the case's own
-    values (``own``, those of :data:`_OWN_FIELDS`, rendered here in one call) and the probe's
-    end. The probe's and the verdict's parts are cut from the rendering of their first case
-    and kept. Values of other types than a validated response's (which pydantic renders as
-    their field's type) are rendered with the whole case.
+    values (``own``, those of :data:`_OWN_FIELDS`, rendered here in one call) and the
+    verdict's end (the error and the call fields, which follow from the verdict's key). The
+    probe's and the verdict's parts are cut from the rendering of their first case and kept.
+    Values of other types than a validated response's (which pydantic renders as their
+    field's type) are rendered with the whole case.
     """
     if not _plain_values(sample, own):
         return (_render_case(case),)
@@ -620,16 +632,18 @@ def _plain_parts(
     if probe_parts is None:
         head = _render_case(case, include=_HEAD_FIELDS)  # {"probe_id":…,"sample":N}
         texts = _render_case(case, include=_PROBE_TEXT_FIELDS)  # {"task":…,"probe_input":…}
-        tail = _render_case(case, include=_TAIL_FIELDS)  # {"error":…,"flagged_calls":[]}
-        probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",", b"," + tail[1:])
+        probe_parts = (head[: head.rindex(b":") + 1], texts[1:-1] + b",")
         plan.line_parts = probe_parts
-    head, texts, tail = probe_parts
+    head, texts = probe_parts
     start = len(head) + len(b"%d" % sample)
-    end = len(line) - len(values) - len(tail)
+    # The end starts at its first field's key: within a JSON string every quote is escaped,
+    # so the key's bytes occur nowhere else.
+    tail = line.rfind(_TAIL_START)
+    end = tail - len(values)
     at = line.find(texts, start, end)
-    if line[:start] != head + b"%d" % sample or line[end:] != values + tail or at < 0:
+    if tail < 0 or line[:start] != head + b"%d" % sample or line[end:tail] != values or at < 0:
         raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
-    reached.line_parts = (line[start:at], line[at + len(texts) : end])
+    reached.line_parts = (line[start:at], line[at + len(texts) : end], line[tail:])
     return (line,)
 
 
@@ -660,25 +674,21 @@ def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
         output_tokens=response.output_tokens,
         error=response.error or "missing_response",
     )
-    _add_calls(fields, response, NO_CALLS)
+    _add_calls(fields, response.tool_calls, NO_CALLS)
     return plan.case(fields)
 
 
-def _add_no_calls(fields: dict[str, Any]) -> None:
-    """Put the call fields of a case without calls in place, in fresh lists."""
-    fields["tool_calls"] = None
-    fields["matched_unsafe_calls"] = []
-    fields["matched_safe_calls"] = []
-    fields["missing_required_calls"] = []
-    fields["flagged_calls"] = []
-
-
-def _add_calls(fields: dict[str, Any], response: Response, calls: CallFindings) -> None:
+def _add_calls(
+    fields: dict[str, Any], tool_calls: list[ToolCall] | None, calls: CallFindings
+) -> None:
     """Put a case's call fields in place, in fresh lists (cases never share a mutable field)."""
-    if calls is NO_CALLS and response.tool_calls is None:  # most cases: no calls at all
-        _add_no_calls(fields)
+    fields["tool_calls"] = None if tool_calls is None else list(tool_calls)
+    if calls is NO_CALLS:  # most cases
+        fields["matched_unsafe_calls"] = []
+        fields["matched_safe_calls"] = []
+        fields["missing_required_calls"] = []
+        fields["flagged_calls"] = []
         return
-    fields["tool_calls"] = None if response.tool_calls is None else list(response.tool_calls)
     fields["matched_unsafe_calls"] = [finding.model() for finding in calls.unsafe]
     fields["matched_safe_calls"] = [finding.model() for finding in calls.safe]
     fields["missing_required_calls"] = list(calls.missing)
