@@ -331,10 +331,10 @@ def test_corpus_is_large_labelled_and_explained() -> None:
 def test_corpus_agreement(
     builtin_detector: Detector, which: str, first: int | None, floor: float
 ) -> None:
-    # Measured (507 rows, refusal@13): 97.2% on the tuning half (even rows) and 93.7% on the
-    # other half (odd rows), with each answer read against its request. The thirteenth round's
-    # 16 rows read 14; the first 491 rows (the twelfth round's corpus) read 97.15% and 94.3%,
-    # the first 459 rows 98.3% and 95.6%, the first 437 rows 98.2% and 95.9%, the first 415
+    # Measured (507 rows, refusal@13; refusal@14 alike): 97.2% on the tuning half (even rows) and
+    # 93.7% on the other half (odd rows), with each answer read against its request. The thirteenth
+    # round's 16 rows read 14; the first 491 rows (the twelfth round's corpus) read 97.15% and
+    # 94.3%, the first 459 rows 98.3% and 95.6%, the first 437 rows 98.2% and 95.9%, the first 415
     # rows 98.1% and 96.1% (docs/detection.md, thirteenth round).
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
