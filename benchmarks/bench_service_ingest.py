@@ -6,7 +6,8 @@ two versions of trustprobe in the same run:
 * ``totals``: this tree, which rescores an agent from its running totals;
 * ``full recompute`` (the baseline): the source tree of the commit before the totals existed
   (``git archive``, put first on ``PYTHONPATH``), which rescores every touched agent from its
-  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit. That default
+  whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit (its rows are then
+  labelled by that commit). That default
   predates ``serve --workers`` (de9a70d): with ``TRUSTPROBE_BENCH_WORKERS`` above 1 the run
   stops before growing any history and says so; name a later commit. A server that does not
   start is reported with the end of its stderr.
@@ -443,15 +444,16 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Path) -> None:
+def run_backend(
+    backend: str, sizes: list[int], baseline: tuple[str, Path] | None, work: Path
+) -> None:
+    """Measure this tree and ``baseline`` (its row name and source tree) on ``backend``."""
     now = datetime.now(UTC).replace(microsecond=0)
     aged = os.environ.get("TRUSTPROBE_BENCH_AGED") or "0"
     bulk_agents = int(os.environ.get("TRUSTPROBE_BENCH_BULK_AGENTS") or 0)
     schemas: list[str] = []
     versions = []
-    for name, source in (("totals", None), ("full recompute", baseline)):
-        if name == "full recompute" and baseline is None:
-            continue
+    for name, source in (("totals", None), *([baseline] if baseline else [])):
         if backend == "sqlite":
             url = f"sqlite:///{work / (name.replace(' ', '-') + '.db')}"
         else:
@@ -511,9 +513,9 @@ def run_backend(backend: str, sizes: list[int], baseline: Path | None, work: Pat
                     f"client {got.client_cpu / got.records * 1e6:4.1f}",
                     flush=True,
                 )
-            if "full recompute" in rates:
-                ratio = rates["totals"] / rates["full recompute"]
-                print(f"{'':10s} totals / full recompute: {ratio:.1f}x", flush=True)
+            if baseline is not None:
+                ratio = rates["totals"] / rates[baseline[0]]
+                print(f"{'':10s} totals / {baseline[0]}: {ratio:.1f}x", flush=True)
     finally:
         if schemas:
             drop_schemas(schemas)
@@ -535,9 +537,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         work = Path(directory)
         commit = baseline_commit()
-        baseline = None if commit is None else source_tree(commit, work)
-        if baseline is None:
+        tree = None if commit is None else source_tree(commit, work)
+        if tree is None:
             print("no baseline: set TRUSTPROBE_BENCH_BEFORE to a commit")
+        # Named by its commit when one is chosen; the default is the version before the totals.
+        name = commit if os.environ.get("TRUSTPROBE_BENCH_BEFORE") else "full recompute"
+        baseline = None if tree is None else (str(name), tree)
         for backend in backends:
             run_backend(backend, sizes, baseline, work)
 
