@@ -8,8 +8,10 @@ from hypothesis import strategies as st
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.store.chains import (
     GENESIS,
+    chain_evidence_links,
     evidence_envelope,
-    evidence_link_hashes,
+    evidence_link_head,
+    evidence_link_tail,
     link_hash,
     timestamp_text,
 )
@@ -37,8 +39,10 @@ def test_the_batch_hasher_equals_the_generic_one(
     contents: list[str], run: int | None, source: str
 ) -> None:
     received = datetime(2026, 3, 2, tzinfo=UTC)
-    fast = evidence_link_hashes(
-        GENESIS, contents, source=source, received_at=received, probe_run_id=run
+    fast = chain_evidence_links(
+        GENESIS,
+        [evidence_link_head(content) for content in contents],
+        evidence_link_tail(source=source, received_at=received, probe_run_id=run),
     )
     prev, slow = GENESIS, []
     for content in contents:

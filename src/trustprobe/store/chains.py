@@ -42,26 +42,6 @@ def evidence_envelope(
     }
 
 
-def evidence_link_hashes(
-    prev_hash: str,
-    contents: Iterable[str],
-    *,
-    source: str,
-    received_at: datetime,
-    probe_run_id: int | None,
-) -> list[str]:
-    """Hash consecutive evidence links of one batch, which share source, time and run.
-
-    Equal to ``link_hash(prev, evidence_envelope(...))`` link by link (a test holds it to that),
-    but serialises the envelope's shared part once instead of once per record.
-    """
-    return chain_evidence_links(
-        prev_hash,
-        (evidence_link_head(content) for content in contents),
-        evidence_link_tail(source=source, received_at=received_at, probe_run_id=probe_run_id),
-    )
-
-
 def evidence_link_head(content: str) -> str:
     """What an evidence link hashes after the previous hash, up to the shared members.
 
@@ -85,7 +65,11 @@ def evidence_link_tail(*, source: str, received_at: datetime, probe_run_id: int 
 
 
 def chain_evidence_links(prev_hash: str, heads: Iterable[str], tail: str) -> list[str]:
-    """The row hashes of links with these :func:`evidence_link_head` and shared ``tail``."""
+    """The row hashes of links with these :func:`evidence_link_head` and shared ``tail``.
+
+    Equal to ``link_hash(prev, evidence_envelope(...))`` link by link (a test holds it to that),
+    but serialises the envelope's shared part once per batch instead of once per record.
+    """
     hashes = []
     for head in heads:
         # sha256_hex inlined: a call per record costs a tenth of the hash.
