@@ -7,10 +7,9 @@ two versions of trustprobe in the same run:
 * ``full recompute`` (the baseline): the source tree of the commit before the totals existed
   (``git archive``, put first on ``PYTHONPATH``), which rescores every touched agent from its
   whole history. ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` names another commit (its rows are then
-  labelled by that commit). That default
-  predates ``serve --workers`` (de9a70d): with ``TRUSTPROBE_BENCH_WORKERS`` above 1 the run
-  stops before growing any history and says so; name a later commit. A server that does not
-  start is reported with the end of its stderr.
+  labelled by that commit). That default predates ``serve --workers`` (de9a70d): with
+  ``TRUSTPROBE_BENCH_WORKERS`` above 1 the run stops before growing any history and says so;
+  name a later commit. A server that does not start is reported with the end of its stderr.
 
 Each version has its own database. Its history is grown in a child process running that version
 (``ingest_evidence`` in batches of 50,000: the CLI's ``trust record`` path), then
@@ -323,7 +322,9 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = Path(tempfile.mkstemp(prefix="trustprobe-serve-", suffix=".log")[1])
+    descriptor, path = tempfile.mkstemp(prefix="trustprobe-serve-", suffix=".log")
+    os.close(descriptor)  # reopened below as the server's stderr
+    log = Path(path)
     with log.open("wb") as stderr:
         server = subprocess.Popen(
             serve_command(version, port, load), env=version.env(), cwd=ROOT,
@@ -453,9 +454,10 @@ def run_backend(
     bulk_agents = int(os.environ.get("TRUSTPROBE_BENCH_BULK_AGENTS") or 0)
     schemas: list[str] = []
     versions = []
-    for name, source in (("totals", None), *([baseline] if baseline else [])):
+    for role, (name, source) in enumerate((("totals", None), *([baseline] if baseline else []))):
         if backend == "sqlite":
-            url = f"sqlite:///{work / (name.replace(' ', '-') + '.db')}"
+            # Named by role: a baseline's name is a commit as given, which may hold a '/'.
+            url = f"sqlite:///{work / f'version-{role}.db'}"
         else:
             found = create_schema()
             if found is None:
