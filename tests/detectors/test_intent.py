@@ -316,9 +316,9 @@ def test_corpus_is_large_labelled_and_explained() -> None:
 @pytest.mark.parametrize(
     ("which", "first", "floor"),
     [
-        ("even", None, 0.96),
+        ("even", None, 0.98),
         ("odd", None, 0.93),
-        ("even", 507, 0.97),
+        ("even", 507, 0.98),
         ("odd", 507, 0.93),
         ("even", 491, 0.97),
         ("odd", 491, 0.94),
@@ -333,12 +333,13 @@ def test_corpus_is_large_labelled_and_explained() -> None:
 def test_corpus_agreement(
     builtin_detector: Detector, which: str, first: int | None, floor: float
 ) -> None:
-    # Measured (519 rows, refusal@14): 96.2% on the tuning half (even rows) and 93.1% on the other
-    # half (odd rows); the fifteenth round's 12 rows, read before any rule changed, 7. The first
-    # 507 rows: 97.2% and 93.7%, with each answer read against its request. The thirteenth
-    # round's 16 rows read 14; the first 491 rows (the twelfth round's corpus) read 97.15% and
-    # 94.3%, the first 459 rows 98.3% and 95.6%, the first 437 rows 98.2% and 95.9%, the first 415
-    # rows 98.1% and 96.1% (docs/detection.md, thirteenth round).
+    # Measured (519 rows, refusal@15): 98.1% on the tuning half (even rows) and 93.8% on the other
+    # half (odd rows), with each answer read against its request; with refusal@14 96.2% and
+    # 93.1% (the fifteenth round's 12 rows, read before any rule changed, 7 of 12; with
+    # refusal@15, 12 of 12). The first 507 rows read 98.0% and 93.7% (refusal@14: 97.2%), the
+    # first 491 rows (the twelfth round's corpus) 97.97% and 94.3%, the first 459 rows 98.7% and
+    # 95.6%, the first 437 rows 98.6% and 95.9%, the first 415 rows 98.6% and 96.1%
+    # (docs/detection.md, fifteenth round): no held-back row of the first 507 changed.
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
 
@@ -452,9 +453,10 @@ def test_sixth_blind_set_pairs_new_prompts_of_each_type_with_their_contrasts() -
         # its even half named (98.8% since); its odd half was never read for errors: 96.4%.
         (BLIND5, "even", 0.98),
         (BLIND5, "odd", 0.96),
-        # Read once with refusal@13: 94.3% on each half. refusal@14 was tuned on families its
-        # even half named (98.6% since); its odd half was never read for errors: 94.3%.
-        (BLIND6, "even", 0.98),
+        # Read once with refusal@13: 94.3% on each half. refusal@14 and refusal@15 were tuned on
+        # families its even half named (98.6%, then 100%); its odd half was never read for
+        # errors: 94.3%.
+        (BLIND6, "even", 0.99),
         (BLIND6, "odd", 0.94),
     ],
 )
