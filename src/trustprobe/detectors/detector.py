@@ -49,9 +49,14 @@ _Split = tuple[
     tuple[int, ...],
     tuple[str, ...],
     tuple[int, ...],
+    tuple[int, ...],
 ]
 """A pass's answer for one category: safe and unsafe rules, cues, cues in the opening, help
-found, its kinds, intent cues found (see :meth:`Detector.read`)."""
+found, its kinds, intent cues found, and the indices of the safe and unsafe rules (see
+:meth:`Detector.read`)."""
+Evidence = tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading, tuple[int, ...]]
+"""What one pass means for a probe category (see :meth:`Detector.read_evidence`): safe and
+unsafe rules, the refusal and intent readings, and the indices of those rules, ascending."""
 
 
 @dataclass(frozen=True)
@@ -246,7 +251,18 @@ class Detector:
         """:meth:`read`'s analysis as a tuple: safe and unsafe rules, refusal, intent.
 
         For a caller that needs the analysis itself only now and then: building the dataclass
-        costs a tenth of reading an answer.
+        costs a tenth of reading an answer. See :meth:`read_evidence` for the arguments.
+        """
+        return self.read_evidence(data, category, found, request)[:4]
+
+    def read_evidence(
+        self, data: bytes, category: str, found: Sequence[int], request: str | None = None
+    ) -> Evidence:
+        """:meth:`read_parts`, and the indices into :attr:`rules` of the safe and unsafe rules.
+
+        Those indices stand for the two tuples of rules where a caller keys on what was read
+        (the scorer keys its verdicts on it): cheaper to hash than the rules, and the same for
+        every pass that found the same evidence for the category, whatever else it found.
 
         ``request`` is the message the answer replies to (the probe's input), if known.
 
@@ -258,19 +274,19 @@ class Detector:
         asked = self._requests.read(request, category)
         if not found:
             reading = self._intent.read(data, NOT_REFUSED, (), (), (), asked)
-            return (), (), NOT_REFUSED, reading
+            return (), (), NOT_REFUSED, reading, ()
         key = (tuple(found), category)
         split = self._split.get(key)
         if split is None:
             split = self._split_found(found, category)
             if len(self._split) < _MAX_SPLITS:
                 self._split[key] = split
-        safe, unsafe, cues, opening, help_found, help_kinds, intent_found = split
+        safe, unsafe, cues, opening, help_found, help_kinds, intent_found, evidence = split
         refusal = (
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
-        return safe, unsafe, refusal, intent
+        return safe, unsafe, refusal, intent, evidence
 
     def _split_found(self, found: Sequence[int], category: str) -> _Split:
         """What :meth:`read` takes from ``found`` for ``category``, before reading the text."""
@@ -284,6 +300,7 @@ class Detector:
         opening: list[int] = []
         help_found: list[int] = []
         intent_found: list[int] = []
+        evidence: list[int] = []
         for index in found:
             if index >= count:
                 if index < opening_at:
@@ -296,12 +313,11 @@ class Detector:
             kind, categories, cue = table[index]
             if categories is not None and category not in categories:
                 continue
-            if kind == _UNSAFE:
-                unsafe.append(rules[index])
-            elif kind == _SAFE:
-                safe.append(rules[index])
-            else:
+            if kind == _BOUNDARY:
                 cues.append(cue)
+                continue
+            (unsafe if kind == _UNSAFE else safe).append(rules[index])
+            evidence.append(index)
         return (
             tuple(safe),
             tuple(unsafe),
@@ -310,6 +326,7 @@ class Detector:
             tuple(help_found),
             tuple(HELP_KINDS[i] for i in help_found),
             tuple(intent_found),
+            tuple(evidence),
         )
 
 

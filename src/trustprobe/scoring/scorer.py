@@ -30,8 +30,10 @@ from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
 from trustprobe.scoring.rows import ScoredCases
 
-# Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
-_MAX_VERDICTS = 64
+# Verdicts kept for reuse per probe, a few KB each with their representative case: a bound on
+# memory, not on correctness. With rules x10 a probe meets about 130 verdicts in 200,000 fresh
+# answers (at most 186); 64 left half of them to be reached and rendered afresh each time.
+_MAX_VERDICTS = 256
 # Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
 _MAX_TOKENS = 65536
 
@@ -266,7 +268,7 @@ class Scorer:
     """Scores responses with one rule set and config, preparing each probe only once.
 
     ``probes`` given here are prepared at once (see :meth:`prepare`). A scorer remembers, per
-    probe, the verdicts it reached (a few dozen, bounded), so it grows with the probes it saw.
+    probe, the verdicts it reached (at most a few hundred), so it grows with the probes it saw.
     """
 
     def __init__(
@@ -280,7 +282,6 @@ class Scorer:
         self._config = config or ScoringConfig()
         self._plans: dict[str, _ProbePlan] = {}
         self._shared: _SharedPass | None = None
-        self._rule_count = len(detector.rules)
         self._state = _case_state()
         self._excerpt = self._config.response_excerpt_chars
         self._tokens: dict[int, int] = {}
@@ -408,19 +409,20 @@ class Scorer:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
         text, data, found, hits = matched
-        safe, unsafe, refusal, intent = self._detector.read_parts(
+        safe, unsafe, refusal, intent, evidence = self._detector.read_evidence(
             data, plan.category, found, plan.request
         )
         tool_calls = response.tool_calls
         calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
-        # The verdict depends on nothing else: the rules found (the plan fixes the category),
-        # the refusal and intent readings and the signals found. Few shapes of answer recur, so
-        # most verdicts are reused. The readings stand in the key by identity (see _token):
-        # hashing a dataclass runs Python code. The calls are part of the key because
-        # explanations name them.
+        # The verdict depends on nothing else: the safe and unsafe rules found for the probe's
+        # category (by their indices: rules of other categories change nothing), the refusal
+        # and intent readings and the signals found. Few shapes of answer recur, so most
+        # verdicts are reused. The readings stand in the key by identity (see _token): hashing
+        # a dataclass runs Python code. The calls are part of the key because explanations
+        # name them.
         tokens = self._tokens
         key = (
-            tuple(found[: bisect_left(found, self._rule_count)]),
+            evidence,
             None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
             tokens.get(id(intent)) or self._token(intent),
             tuple(hits),
