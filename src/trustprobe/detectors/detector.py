@@ -201,18 +201,41 @@ class Detector:
             return single(data)
         return self.search_by_kind(data)
 
+    def search_all(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search` of each of ``texts`` (UTF-8), in one list.
+
+        The sets by kind run one after the other over all the texts, not all of them over
+        each text in turn: each set's DFA stays in the processor's caches while it runs
+        (figures in docs/benchmarks.md, "The scoring stage"). The answers are the same.
+        """
+        single = self._single
+        if single is not None:
+            return [single(data) for data in texts]
+        return self._search_by_kind(texts)
+
     def search_by_kind(self, data: bytes) -> list[int]:
         """:meth:`search` in RE2 sets by kind of pattern, however many patterns there are."""
-        at = self._evidence_at
-        found = [at[i] for i in self._evidence.search(data)]
-        cues = self._cues.search(data)
-        if cues:
-            at = self._cue_at
-            found.extend([at[i] for i in cues])
-            found.extend(self._opening_search(data, cues, len(self.rules)))
-        tail_at = len(self.rules) + self._cue_count
-        found.extend([tail_at + i for i in self._tail.search(data)])
-        found.sort()
+        return self._search_by_kind((data,))[0]
+
+    def _search_by_kind(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search_by_kind` of each of ``texts``, set by set (see :meth:`search_all`)."""
+        evidence, at = self._evidence.search, self._evidence_at
+        found = [[at[i] for i in evidence(data)] for data in texts]
+        cues_search, at = self._cues.search, self._cue_at
+        cues = [cues_search(data) for data in texts]
+        for each, found_cues in zip(found, cues, strict=True):
+            if found_cues:
+                each.extend([at[i] for i in found_cues])
+        offset = len(self.rules)
+        for opening, start, end in self._openings:
+            search = opening.search
+            for data, each, found_cues in zip(texts, found, cues, strict=True):
+                if found_cues and bisect_left(found_cues, start) < bisect_left(found_cues, end):
+                    each.extend([offset + start + i for i in search(data)])
+        tail, tail_at = self._tail.search, offset + self._cue_count
+        for data, each in zip(texts, found, strict=True):
+            each.extend([tail_at + i for i in tail(data)])
+            each.sort()
         return found
 
     def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:

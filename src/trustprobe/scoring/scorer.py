@@ -363,24 +363,31 @@ class Scorer:
     ) -> list[_Matched | None]:
         """:meth:`_match` for every response with text (``None`` for the others), pass by pass.
 
-        The same answers as matching each response in turn, in less time: every text meets
-        the rules' RE2 set, then each probe's texts its signals' set, so each set's DFA stays
-        in the processor's caches while it runs instead of being evicted by the reading of
-        every answer between two searches (figures in docs/benchmarks.md, "End to end").
+        The same answers as matching each response in turn, in less time: the texts meet the
+        rules' pass together (:meth:`Detector.search_all`, set by set), then each probe's texts
+        its signals' set, so each set's DFA stays in the processor's caches while it runs
+        instead of being evicted by the other sets and the reading of every answer between two
+        searches (figures in docs/benchmarks.md, "End to end" and "The scoring stage").
         """
         matched: list[_Matched | None] = [None] * len(responses)
-        search = self._detector.search
-        waiting: dict[Callable[[bytes], list[int]], list[tuple[int, str, bytes, list[int]]]] = {}
+        texts: list[tuple[int, _ProbePlan, str, bytes]] = []  # for the rules' own pass
         for at, (plan, response) in enumerate(zip(plans, responses, strict=True)):
             text = response.response
             if text is None or response.error is not None:
                 continue
             data = encode_text(text)
-            signals = plan.signals
-            if plan.shared is not None or signals is None:
+            if plan.shared is not None:
                 matched[at] = (text, data, *self._match(plan, data))
             else:
-                waiting.setdefault(signals, []).append((at, text, data, search(data)))
+                texts.append((at, plan, text, data))
+        founds = self._detector.search_all([data for *_, data in texts])
+        waiting: dict[Callable[[bytes], list[int]], list[tuple[int, str, bytes, list[int]]]] = {}
+        for (at, plan, text, data), found in zip(texts, founds, strict=True):
+            signals = plan.signals
+            if signals is None:
+                matched[at] = (text, data, found, _NO_POSITIONS)
+            else:
+                waiting.setdefault(signals, []).append((at, text, data, found))
         for signals, group in waiting.items():
             for at, text, data, found in group:
                 matched[at] = (text, data, found, signals(data))
