@@ -93,7 +93,10 @@ class Detector:
         self.rules: tuple[Rule, ...] = tuple(rules)
         boundary = [rule for rule in rules if rule.kind is RuleKind.BOUNDARY]
         self.refusal_detector = RefusalDetector(
-            boundary, max_mem=max_mem, search=self._refusal_search
+            boundary,
+            max_mem=max_mem,
+            search=self._refusal_search,
+            closing_search=self._closing_search,
         )
         # What the refusal logic needs (cues within the opening, help evidence) and the intent
         # cues ride along in the same pass, after the rules.
@@ -249,15 +252,22 @@ class Detector:
                 found.extend([offset + start + i for i in opening.search(data)])
         return found
 
-    def _refusal_search(self, data: bytes) -> list[int]:
-        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``."""
+    def _refusal_search(self, data: bytes, openings: bool = True) -> list[int]:
+        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``.
+
+        Without ``openings``, the cues within the opening are not searched (nor found).
+        """
         found = self._cues.search(data)
         cue_count = self._cue_count
-        if found:
+        if found and openings:
             found.extend(self._opening_search(data, found, cue_count))
         help_at, help_count = 2 * cue_count, len(HELP_KINDS)
         found.extend([help_at + i for i in self._tail.search(data) if i < help_count])
         return found
+
+    def _closing_search(self, data: bytes) -> list[int]:
+        """:meth:`_refusal_search` for an answer's closing: cues and help, no opening cues."""
+        return self._refusal_search(data, openings=False)
 
     def read(
         self, data: bytes, category: str, found: Sequence[int], request: str | None = None
