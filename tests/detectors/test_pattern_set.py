@@ -95,9 +95,13 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
     assert patterns.search("nothing here") == []
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2
+    texts = [b"nothing here", b"a secret, zz-canary-9"]
+    assert patterns.search_many(texts) == [[], [0, 1]]  # many texts at once: the same
+    assert patterns.fallbacks == 4
     compiled.match = working
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
-    assert patterns.fallbacks == 2  # a complete answer needs no fallback
+    assert patterns.search_many(texts) == [[], [0, 1]]
+    assert patterns.fallbacks == 4  # a complete answer needs no fallback
 
 
 @settings(max_examples=200, deadline=None)

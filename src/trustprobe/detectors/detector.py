@@ -133,8 +133,8 @@ class Detector:
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
         # Few patterns (the built-in packs): the whole pass in one set, one call, unless that
         # set outgrows the memory budget the sets by kind fit in.
-        single = _single_set(self._patterns, max_mem)
-        self._single = None if single is None else single.searcher()
+        self._whole = _single_set(self._patterns, max_mem)
+        self._single = None if self._whole is None else self._whole.searcher()
         self.pass_groups: tuple[tuple[int, ...], ...] = (
             *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
             *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
@@ -211,9 +211,8 @@ class Detector:
         each text in turn: each set's DFA stays in the processor's caches while it runs
         (figures in docs/benchmarks.md, "The scoring stage"). The answers are the same.
         """
-        single = self._single
-        if single is not None:
-            return [single(data) for data in texts]
+        if self._whole is not None:
+            return self._whole.search_many(texts)
         return self._search_by_kind(texts)
 
     def search_by_kind(self, data: bytes) -> list[int]:
@@ -222,22 +221,25 @@ class Detector:
 
     def _search_by_kind(self, texts: Sequence[bytes]) -> list[list[int]]:
         """:meth:`search_by_kind` of each of ``texts``, set by set (see :meth:`search_all`)."""
-        evidence, at = self._evidence.search, self._evidence_at
-        found = [[at[i] for i in evidence(data)] for data in texts]
-        cues_search, at = self._cues.search, self._cue_at
-        cues = [cues_search(data) for data in texts]
+        evidence_at, cue_at = self._evidence_at, self._cue_at
+        found = [[evidence_at[i] for i in hits] for hits in self._evidence.search_many(texts)]
+        cues = self._cues.search_many(texts)
         for each, found_cues in zip(found, cues, strict=True):
             if found_cues:
-                each.extend([at[i] for i in found_cues])
+                each.extend([cue_at[i] for i in found_cues])
         offset = len(self.rules)
         for opening, start, end in self._openings:
-            search = opening.search
-            for data, each, found_cues in zip(texts, found, cues, strict=True):
-                if found_cues and bisect_left(found_cues, start) < bisect_left(found_cues, end):
-                    each.extend([offset + start + i for i in search(data)])
-        tail, tail_at = self._tail.search, offset + self._cue_count
-        for data, each in zip(texts, found, strict=True):
-            each.extend([tail_at + i for i in tail(data)])
+            where = [
+                at
+                for at, found_cues in enumerate(cues)
+                if found_cues and bisect_left(found_cues, start) < bisect_left(found_cues, end)
+            ]
+            opened = opening.search_many([texts[at] for at in where])
+            for at, in_opening in zip(where, opened, strict=True):
+                found[at].extend([offset + start + i for i in in_opening])
+        tail_at = offset + self._cue_count
+        for each, tail in zip(found, self._tail.search_many(texts), strict=True):
+            each.extend([tail_at + i for i in tail])
             each.sort()
         return found
 

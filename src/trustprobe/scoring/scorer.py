@@ -13,7 +13,7 @@ are built from typed values without validating each one again.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
@@ -183,9 +183,8 @@ class _ProbePlan:
     """The pass that matches the rules and this probe's signals together, if prepared."""
     positions: dict[int, tuple[int, ...]]
     """In the shared pass: positions among this probe's signals of each of its slots."""
-    signals: Callable[[bytes], list[int]] | None
-    """Unless shared: the search of the probe's signal patterns, unsafe then safe, in a set of
-    their own."""
+    signals: PatternSet | None
+    """Unless shared: the probe's signal patterns, unsafe then safe, in a set of their own."""
     terms: ProbeTerms
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
@@ -241,7 +240,7 @@ class _ProbePlan:
             probe=probe,
             shared=shared,
             positions=positions,
-            signals=PatternSet(patterns).searcher() if patterns and shared is None else None,
+            signals=PatternSet(patterns) if patterns and shared is None else None,
             terms=terms,
             fields=fields,
             verdicts={},
@@ -348,7 +347,8 @@ class Scorer:
         shared = plan.shared
         if shared is None:
             found = self._detector.search(data)
-            return found, plan.signals(data) if plan.signals is not None else _NO_POSITIONS
+            signals = plan.signals
+            return found, signals.search(data) if signals is not None else _NO_POSITIONS
         hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
         found = shared.patterns.search(data)
         if found and found[-1] >= shared.rule_count:
@@ -381,7 +381,7 @@ class Scorer:
             else:
                 texts.append((at, plan, text, data))
         founds = self._detector.search_all([data for *_, data in texts])
-        waiting: dict[Callable[[bytes], list[int]], list[tuple[int, str, bytes, list[int]]]] = {}
+        waiting: dict[PatternSet, list[tuple[int, str, bytes, list[int]]]] = {}
         for (at, plan, text, data), found in zip(texts, founds, strict=True):
             signals = plan.signals
             if signals is None:
@@ -389,8 +389,9 @@ class Scorer:
             else:
                 waiting.setdefault(signals, []).append((at, text, data, found))
         for signals, group in waiting.items():
-            for at, text, data, found in group:
-                matched[at] = (text, data, found, signals(data))
+            hits = signals.search_many([data for _, _, data, _ in group])
+            for (at, text, data, found), positions in zip(group, hits, strict=True):
+                matched[at] = (text, data, found, positions)
         return matched
 
     def _judged(
