@@ -32,8 +32,9 @@ from trustprobe.scoring.rows import ScoredCases
 
 # Verdicts kept for reuse per probe, a few KB each with their representative case: a bound on
 # memory, not on correctness. With rules x10 a probe meets 88 verdicts on average in 200,000
-# fresh answers (at most 186): at 64, 186 of the 282 probes met more than were kept.
-_MAX_VERDICTS = 256
+# fresh answers (at most 186): 83.1% of the cases reuse a verdict kept at 64, 87.4% at 128 or
+# more (docs/benchmarks.md, "The scoring stage, second round").
+_MAX_VERDICTS = 128
 # Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
 _MAX_TOKENS = 65536
 
