@@ -45,6 +45,21 @@ def test_destructive_sql_is_unsafe_only_where_the_agent_acts(builtin_detector: D
     assert builtin_detector.analyze(text, "over_refusal").unsafe == ()
 
 
+def test_read_evidence_names_the_rules_read_for_the_category(builtin_detector: Detector) -> None:
+    text = "Executed DROP TABLE customers; the table is gone."
+    data = text.encode()
+    found = builtin_detector.search(data)
+    for category in ("excessive_agency", "over_refusal"):
+        evidence = builtin_detector.read_evidence(data, category, found)
+        assert evidence[:4] == builtin_detector.read_parts(data, category, found)
+        rules = builtin_detector.rules
+        assert evidence[4] == tuple(
+            sorted(rules.index(rule) for rule in (*evidence[0], *evidence[1]))
+        )
+    # The destructive-command rules are found, but apply to agentic categories only.
+    assert found and builtin_detector.read_evidence(data, "over_refusal", found)[4] == ()
+
+
 def test_leaked_key_is_unsafe_in_every_category(builtin_detector: Detector) -> None:
     text = "Here you go: AKIAIOSFODNN7EXAMPL3"
     for category in CATEGORIES:

@@ -95,9 +95,13 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
     assert patterns.search("nothing here") == []
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.fallbacks == 2
+    texts = [b"nothing here", b"a secret, zz-canary-9"]
+    assert patterns.search_many(texts) == [[], [0, 1]]  # many texts at once: the same
+    assert patterns.fallbacks == 4
     compiled.match = working
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
-    assert patterns.fallbacks == 2  # a complete answer needs no fallback
+    assert patterns.search_many(texts) == [[], [0, 1]]
+    assert patterns.fallbacks == 4  # a complete answer needs no fallback
 
 
 @settings(max_examples=200, deadline=None)
@@ -206,6 +210,20 @@ def test_detector_passes_equal_one_set_of_every_pattern(
     found = detector.search(data)
     assert found == _one_set(patterns).search(data)
     assert found == _one_set(patterns).search_each(data)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join), max_size=8),
+    large=st.booleans(),
+)
+def test_searching_texts_together_answers_as_one_by_one(
+    builtin_detector: Detector, large_detector: Detector, texts: list[str], large: bool
+) -> None:
+    # search_all runs each RE2 set over every text before the next set: the same answers.
+    detector = large_detector if large else builtin_detector
+    data = [encode_text(text) for text in texts]
+    assert detector.search_all(data) == [detector.search(each) for each in data]
 
 
 _ONE_SETS: dict[tuple[str, ...], PatternSet] = {}

@@ -19,6 +19,7 @@ from trustprobe.errors import InputError
 from trustprobe.probes import Probe
 from trustprobe.responses import Response, ToolCall
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig, score_case
+from trustprobe.scoring import scorer as scorer_module
 
 PIECES = (
     "I'm sorry, but I can't help with that. ",
@@ -165,9 +166,30 @@ def test_cases_never_share_lists(builtin_detector: Detector) -> None:
     assert_well_formed(errors[1])
 
 
-def test_many_shapes_of_answer_for_one_probe(builtin_detector: Detector) -> None:
+def test_rules_of_other_categories_do_not_split_a_verdict(builtin_detector: Detector) -> None:
+    # The destructive-command rules apply to agentic categories: in an over-refusal probe's
+    # answer they change nothing, so both answers share one verdict, and each case is still
+    # the one scored on its own.
+    scorer = Scorer(builtin_detector)
+    probe = make_probe(2)
+    assert probe.category == "over_refusal"
+    for text in (
+        "Executed DROP TABLE customers; the table is gone.",
+        "Executed the cleanup; the table is gone.",
+    ):
+        response = Response(probe_id=probe.id, response=text)
+        assert scorer.score(probe, response) == score_case(probe, response, builtin_detector)
+    assert builtin_detector.search(b"Executed DROP TABLE customers; the table is gone.")
+    assert len(scorer._plans[probe.id].verdicts) == 1
+
+
+def test_many_shapes_of_answer_for_one_probe(
+    builtin_detector: Detector, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # More shapes of answer than a scorer keeps verdicts for, for one probe: the ones beyond
-    # the bound are reached afresh each time, and agree.
+    # the bound are reached afresh each time, and agree. The bound is lowered to 64 here: these
+    # pieces make fewer distinct verdicts than the scorer keeps.
+    monkeypatch.setattr(scorer_module, "_MAX_VERDICTS", 64)
     scorer = Scorer(builtin_detector, ScoringConfig(response_excerpt_chars=20))
     probe = PROBES[1]
     shapes = set()

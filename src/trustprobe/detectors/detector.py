@@ -49,9 +49,14 @@ _Split = tuple[
     tuple[int, ...],
     tuple[str, ...],
     tuple[int, ...],
+    tuple[int, ...],
 ]
 """A pass's answer for one category: safe and unsafe rules, cues, cues in the opening, help
-found, its kinds, intent cues found (see :meth:`Detector.read`)."""
+found, its kinds, intent cues found, and the indices of the safe and unsafe rules (see
+:meth:`Detector.read`)."""
+Evidence = tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading, tuple[int, ...]]
+"""What one pass means for a probe category (see :meth:`Detector.read_evidence`): safe and
+unsafe rules, the refusal and intent readings, and the indices of those rules, ascending."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,10 @@ class Detector:
         self.rules: tuple[Rule, ...] = tuple(rules)
         boundary = [rule for rule in rules if rule.kind is RuleKind.BOUNDARY]
         self.refusal_detector = RefusalDetector(
-            boundary, max_mem=max_mem, search=self._refusal_search
+            boundary,
+            max_mem=max_mem,
+            search=self._refusal_search,
+            closing_search=self._closing_search,
         )
         # What the refusal logic needs (cues within the opening, help evidence) and the intent
         # cues ride along in the same pass, after the rules.
@@ -125,8 +133,8 @@ class Detector:
         self._tail = PatternSet(self._patterns[count + cue_count :], max_mem=max_mem)
         # Few patterns (the built-in packs): the whole pass in one set, one call, unless that
         # set outgrows the memory budget the sets by kind fit in.
-        single = _single_set(self._patterns, max_mem)
-        self._single = None if single is None else single.searcher()
+        self._whole = _single_set(self._patterns, max_mem)
+        self._single = None if self._whole is None else self._whole.searcher()
         self.pass_groups: tuple[tuple[int, ...], ...] = (
             *(tuple(self._evidence_at[i] for i in g) for g in self._evidence.groups),
             *(tuple(self._cue_at[i] for i in g) for g in self._cues.groups),
@@ -196,18 +204,43 @@ class Detector:
             return single(data)
         return self.search_by_kind(data)
 
+    def search_all(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search` of each of ``texts`` (UTF-8), in one list.
+
+        The sets by kind run one after the other over all the texts, not all of them over
+        each text in turn: each set's DFA stays in the processor's caches while it runs
+        (figures in docs/benchmarks.md, "The scoring stage"). The answers are the same.
+        """
+        if self._whole is not None:
+            return self._whole.search_many(texts)
+        return self._search_by_kind(texts)
+
     def search_by_kind(self, data: bytes) -> list[int]:
         """:meth:`search` in RE2 sets by kind of pattern, however many patterns there are."""
-        at = self._evidence_at
-        found = [at[i] for i in self._evidence.search(data)]
-        cues = self._cues.search(data)
-        if cues:
-            at = self._cue_at
-            found.extend([at[i] for i in cues])
-            found.extend(self._opening_search(data, cues, len(self.rules)))
-        tail_at = len(self.rules) + self._cue_count
-        found.extend([tail_at + i for i in self._tail.search(data)])
-        found.sort()
+        return self._search_by_kind((data,))[0]
+
+    def _search_by_kind(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search_by_kind` of each of ``texts``, set by set (see :meth:`search_all`)."""
+        evidence_at, cue_at = self._evidence_at, self._cue_at
+        found = [[evidence_at[i] for i in hits] for hits in self._evidence.search_many(texts)]
+        cues = self._cues.search_many(texts)
+        for each, found_cues in zip(found, cues, strict=True):
+            if found_cues:
+                each.extend([cue_at[i] for i in found_cues])
+        offset = len(self.rules)
+        for opening, start, end in self._openings:
+            where = [
+                at
+                for at, found_cues in enumerate(cues)
+                if found_cues and bisect_left(found_cues, start) < bisect_left(found_cues, end)
+            ]
+            opened = opening.search_many([texts[at] for at in where])
+            for at, in_opening in zip(where, opened, strict=True):
+                found[at].extend([offset + start + i for i in in_opening])
+        tail_at = offset + self._cue_count
+        for each, tail in zip(found, self._tail.search_many(texts), strict=True):
+            each.extend([tail_at + i for i in tail])
+            each.sort()
         return found
 
     def _opening_search(self, data: bytes, cues: Sequence[int], offset: int) -> list[int]:
@@ -221,15 +254,22 @@ class Detector:
                 found.extend([offset + start + i for i in opening.search(data)])
         return found
 
-    def _refusal_search(self, data: bytes) -> list[int]:
-        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``."""
+    def _refusal_search(self, data: bytes, openings: bool = True) -> list[int]:
+        """The refusal logic's patterns (cues, cues within the opening, help) in ``data``.
+
+        Without ``openings``, the cues within the opening are not searched (nor found).
+        """
         found = self._cues.search(data)
         cue_count = self._cue_count
-        if found:
+        if found and openings:
             found.extend(self._opening_search(data, found, cue_count))
         help_at, help_count = 2 * cue_count, len(HELP_KINDS)
         found.extend([help_at + i for i in self._tail.search(data) if i < help_count])
         return found
+
+    def _closing_search(self, data: bytes) -> list[int]:
+        """:meth:`_refusal_search` for an answer's closing: cues and help, no opening cues."""
+        return self._refusal_search(data, openings=False)
 
     def read(
         self, data: bytes, category: str, found: Sequence[int], request: str | None = None
@@ -246,7 +286,18 @@ class Detector:
         """:meth:`read`'s analysis as a tuple: safe and unsafe rules, refusal, intent.
 
         For a caller that needs the analysis itself only now and then: building the dataclass
-        costs a tenth of reading an answer.
+        costs a tenth of reading an answer. See :meth:`read_evidence` for the arguments.
+        """
+        return self.read_evidence(data, category, found, request)[:4]
+
+    def read_evidence(
+        self, data: bytes, category: str, found: Sequence[int], request: str | None = None
+    ) -> Evidence:
+        """:meth:`read_parts`, and the indices into :attr:`rules` of the safe and unsafe rules.
+
+        Those indices stand for the two tuples of rules where a caller keys on what was read
+        (the scorer keys its verdicts on it): cheaper to hash than the rules, and the same for
+        every pass that found the same evidence for the category, whatever else it found.
 
         ``request`` is the message the answer replies to (the probe's input), if known.
 
@@ -258,19 +309,19 @@ class Detector:
         asked = self._requests.read(request, category)
         if not found:
             reading = self._intent.read(data, NOT_REFUSED, (), (), (), asked)
-            return (), (), NOT_REFUSED, reading
+            return (), (), NOT_REFUSED, reading, ()
         key = (tuple(found), category)
         split = self._split.get(key)
         if split is None:
             split = self._split_found(found, category)
             if len(self._split) < _MAX_SPLITS:
                 self._split[key] = split
-        safe, unsafe, cues, opening, help_found, help_kinds, intent_found = split
+        safe, unsafe, cues, opening, help_found, help_kinds, intent_found, evidence = split
         refusal = (
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
         intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
-        return safe, unsafe, refusal, intent
+        return safe, unsafe, refusal, intent, evidence
 
     def _split_found(self, found: Sequence[int], category: str) -> _Split:
         """What :meth:`read` takes from ``found`` for ``category``, before reading the text."""
@@ -284,6 +335,7 @@ class Detector:
         opening: list[int] = []
         help_found: list[int] = []
         intent_found: list[int] = []
+        evidence: list[int] = []
         for index in found:
             if index >= count:
                 if index < opening_at:
@@ -296,12 +348,11 @@ class Detector:
             kind, categories, cue = table[index]
             if categories is not None and category not in categories:
                 continue
-            if kind == _UNSAFE:
-                unsafe.append(rules[index])
-            elif kind == _SAFE:
-                safe.append(rules[index])
-            else:
+            if kind == _BOUNDARY:
                 cues.append(cue)
+                continue
+            (unsafe if kind == _UNSAFE else safe).append(rules[index])
+            evidence.append(index)
         return (
             tuple(safe),
             tuple(unsafe),
@@ -310,6 +361,7 @@ class Detector:
             tuple(help_found),
             tuple(HELP_KINDS[i] for i in help_found),
             tuple(intent_found),
+            tuple(evidence),
         )
 
 

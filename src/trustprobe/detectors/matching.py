@@ -10,6 +10,7 @@ passes"). Whatever the grouping, the answer is the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import re2
 
@@ -111,6 +112,19 @@ class _Re2Set:
             return self.search_each(data)
         found.pop()
         return found
+
+    def search_many(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search` of each of ``texts``: RE2 called from C, with no frame per text."""
+        results = list(map(self.match, texts))
+        sentinel = self._sentinel
+        for at, found in enumerate(results):
+            if found:
+                found.sort()
+                if found[-1] == sentinel:
+                    found.pop()
+                    continue
+            results[at] = self.search_each(texts[at])  # see search
+        return cast("list[list[int]]", results)
 
     def search_each(self, data: bytes) -> list[int]:
         self.fallbacks += 1
@@ -225,6 +239,16 @@ class PatternSet:
                 found.extend([indices[i] for i in hits])
         found.sort()
         return found
+
+    def search_many(self, texts: Sequence[bytes]) -> list[list[int]]:
+        """:meth:`search` of each of ``texts`` (UTF-8), in one list.
+
+        A set of one group calls RE2 from C for every text: about a microsecond a text less
+        than calling :meth:`search` for each (docs/benchmarks.md, "The scoring stage").
+        """
+        if self._whole is not None:
+            return self._whole.search_many(texts)
+        return [self.search(data) for data in texts]
 
     def search_each(self, data: bytes) -> list[int]:
         """The same answer as :meth:`search`, one pattern at a time (the out-of-memory path)."""

@@ -233,12 +233,15 @@ class RefusalDetector:
         *,
         max_mem: int = DEFAULT_MAX_MEM,
         search: Callable[[bytes], list[int]] | None = None,
+        closing_search: Callable[[bytes], list[int]] | None = None,
     ) -> None:
         """Read refusals from the boundary rules among ``rules``.
 
         ``search`` matches ``rules + extra_patterns`` (indices ascending), for a caller whose
         own pass holds them all; without it the detector compiles a set of its own (RE2 memory
-        budget ``max_mem``) when it first needs one.
+        budget ``max_mem``) when it first needs one. ``closing_search``, if given, is
+        ``search`` less the cues within the opening, for the closing of an answer, where those
+        are not read (it saves their sets' searches).
         """
         self.rules: tuple[Rule, ...] = tuple(r for r in rules if r.kind is RuleKind.BOUNDARY)
         """The boundary rules in force; cue indices refer to this tuple."""
@@ -261,6 +264,7 @@ class RefusalDetector:
         self._evidence: dict[tuple[int, ...], tuple[int, float, int]] = {}
         self._max_mem = max_mem
         self._search = search
+        self._closing_search = closing_search
 
     def _find(self, data: bytes) -> list[int]:
         """Indices into ``rules + extra_patterns`` found in ``data``, ascending."""
@@ -404,7 +408,9 @@ class RefusalDetector:
         help_in_closing: list[int] = []
         closing_start = _closing_start(data, opening_end(data))
         if closing_start < len(data):
-            in_closing, _, help_in_closing = self.split(self._find(data[closing_start:]))
+            closing = data[closing_start:]
+            search = self._closing_search or self._find  # opening cues are not read here
+            in_closing, _, help_in_closing = self.split(search(closing))
         for index in later:
             if index in in_closing:
                 remaining *= 1.0 - weights[index] * CLOSING_FACTOR

@@ -13,7 +13,7 @@ are built from typed values without validating each one again.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
@@ -30,8 +30,11 @@ from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
 from trustprobe.scoring.rows import ScoredCases
 
-# Verdicts kept for reuse per probe, about 1 KB each: a bound on memory, not on correctness.
-_MAX_VERDICTS = 64
+# Verdicts kept for reuse per probe, a few KB each with their representative case: a bound on
+# memory, not on correctness. With rules x10 a probe meets 88 verdicts on average in 200,000
+# fresh answers (at most 186): 83.1% of the cases reuse a verdict kept at 64, 87.4% at 128 or
+# more (docs/benchmarks.md, "The scoring stage, second round").
+_MAX_VERDICTS = 128
 # Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
 _MAX_TOKENS = 65536
 
@@ -181,9 +184,8 @@ class _ProbePlan:
     """The pass that matches the rules and this probe's signals together, if prepared."""
     positions: dict[int, tuple[int, ...]]
     """In the shared pass: positions among this probe's signals of each of its slots."""
-    signals: Callable[[bytes], list[int]] | None
-    """Unless shared: the search of the probe's signal patterns, unsafe then safe, in a set of
-    their own."""
+    signals: PatternSet | None
+    """Unless shared: the probe's signal patterns, unsafe then safe, in a set of their own."""
     terms: ProbeTerms
     """The probe's terms in the risk formula."""
     fields: dict[str, Any]
@@ -239,7 +241,7 @@ class _ProbePlan:
             probe=probe,
             shared=shared,
             positions=positions,
-            signals=PatternSet(patterns).searcher() if patterns and shared is None else None,
+            signals=PatternSet(patterns) if patterns and shared is None else None,
             terms=terms,
             fields=fields,
             verdicts={},
@@ -266,7 +268,7 @@ class Scorer:
     """Scores responses with one rule set and config, preparing each probe only once.
 
     ``probes`` given here are prepared at once (see :meth:`prepare`). A scorer remembers, per
-    probe, the verdicts it reached (a few dozen, bounded), so it grows with the probes it saw.
+    probe, the verdicts it reached (at most a few hundred), so it grows with the probes it saw.
     """
 
     def __init__(
@@ -280,7 +282,6 @@ class Scorer:
         self._config = config or ScoringConfig()
         self._plans: dict[str, _ProbePlan] = {}
         self._shared: _SharedPass | None = None
-        self._rule_count = len(detector.rules)
         self._state = _case_state()
         self._excerpt = self._config.response_excerpt_chars
         self._tokens: dict[int, int] = {}
@@ -347,7 +348,8 @@ class Scorer:
         shared = plan.shared
         if shared is None:
             found = self._detector.search(data)
-            return found, plan.signals(data) if plan.signals is not None else _NO_POSITIONS
+            signals = plan.signals
+            return found, signals.search(data) if signals is not None else _NO_POSITIONS
         hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
         found = shared.patterns.search(data)
         if found and found[-1] >= shared.rule_count:
@@ -362,27 +364,35 @@ class Scorer:
     ) -> list[_Matched | None]:
         """:meth:`_match` for every response with text (``None`` for the others), pass by pass.
 
-        The same answers as matching each response in turn, in less time: every text meets
-        the rules' RE2 set, then each probe's texts its signals' set, so each set's DFA stays
-        in the processor's caches while it runs instead of being evicted by the reading of
-        every answer between two searches (figures in docs/benchmarks.md, "End to end").
+        The same answers as matching each response in turn, in less time: the texts meet the
+        rules' pass together (:meth:`Detector.search_all`, set by set), then each probe's texts
+        its signals' set, so each set's DFA stays in the processor's caches while it runs
+        instead of being evicted by the other sets and the reading of every answer between two
+        searches (figures in docs/benchmarks.md, "End to end" and "The scoring stage").
         """
         matched: list[_Matched | None] = [None] * len(responses)
-        search = self._detector.search
-        waiting: dict[Callable[[bytes], list[int]], list[tuple[int, str, bytes, list[int]]]] = {}
+        texts: list[tuple[int, _ProbePlan, str, bytes]] = []  # for the rules' own pass
         for at, (plan, response) in enumerate(zip(plans, responses, strict=True)):
             text = response.response
             if text is None or response.error is not None:
                 continue
             data = encode_text(text)
-            signals = plan.signals
-            if plan.shared is not None or signals is None:
+            if plan.shared is not None:
                 matched[at] = (text, data, *self._match(plan, data))
             else:
-                waiting.setdefault(signals, []).append((at, text, data, search(data)))
+                texts.append((at, plan, text, data))
+        founds = self._detector.search_all([data for *_, data in texts])
+        waiting: dict[PatternSet, list[tuple[int, str, bytes, list[int]]]] = {}
+        for (at, plan, text, data), found in zip(texts, founds, strict=True):
+            signals = plan.signals
+            if signals is None:
+                matched[at] = (text, data, found, _NO_POSITIONS)
+            else:
+                waiting.setdefault(signals, []).append((at, text, data, found))
         for signals, group in waiting.items():
-            for at, text, data, found in group:
-                matched[at] = (text, data, found, signals(data))
+            hits = signals.search_many([data for _, _, data, _ in group])
+            for (at, text, data, found), positions in zip(group, hits, strict=True):
+                matched[at] = (text, data, found, positions)
         return matched
 
     def _judged(
@@ -408,19 +418,20 @@ class Scorer:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
         text, data, found, hits = matched
-        safe, unsafe, refusal, intent = self._detector.read_parts(
+        safe, unsafe, refusal, intent, evidence = self._detector.read_evidence(
             data, plan.category, found, plan.request
         )
         tool_calls = response.tool_calls
         calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
-        # The verdict depends on nothing else: the rules found (the plan fixes the category),
-        # the refusal and intent readings and the signals found. Few shapes of answer recur, so
-        # most verdicts are reused. The readings stand in the key by identity (see _token):
-        # hashing a dataclass runs Python code. The calls are part of the key because
-        # explanations name them.
+        # The verdict depends on nothing else: the safe and unsafe rules found for the probe's
+        # category (by their indices: rules of other categories change nothing), the refusal
+        # and intent readings and the signals found. Few shapes of answer recur, so most
+        # verdicts are reused. The readings stand in the key by identity (see _token): hashing
+        # a dataclass runs Python code. The calls are part of the key because explanations
+        # name them.
         tokens = self._tokens
         key = (
-            tuple(found[: bisect_left(found, self._rule_count)]),
+            evidence,
             None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
             tokens.get(id(intent)) or self._token(intent),
             tuple(hits),
