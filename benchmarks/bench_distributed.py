@@ -1,6 +1,6 @@
 """Scoring sharded responses on Dask: throughput against one in-process core, and memory.
 
-Workload: ``--cases`` (default 2,000,000) synthetic responses to the 196 built-in probes in
+Workload: ``--cases`` (default 2,000,000) synthetic responses to the 282 built-in probes in
 ``--shards`` (default 20) JSONL files, written by ``tests/distributed/shard_factory.py`` with
 seed 7: refusals, partial refusals, helpful answers, leaks, 3 % harness errors. With
 ``--format parquet`` the same records go to Parquet files instead (row groups of

@@ -1,6 +1,6 @@
 """The headline scoring benchmark: ``trustprobe score`` end to end, as a user runs it.
 
-Fresh synthetic responses to the 196 built-in probes (:mod:`benchmarks.fresh_responses`, about
+Fresh synthetic responses to the 282 built-in probes (:mod:`benchmarks.fresh_responses`, about
 480 bytes each, nearly all distinct) are scored by the CLI in a child process::
 
     trustprobe score --probes builtin --responses r.jsonl --output out.json

@@ -1,7 +1,7 @@
 """Fresh synthetic responses to the built-in probe catalog, as a recorded run would hold them.
 
 ``python -m benchmarks.fresh_responses N OUT.jsonl [--seed S]`` writes N response records, one
-per (probe, sample) of the 196 built-in probes in turn, about 480 bytes of text each:
+per (probe, sample) of the 282 built-in probes in turn, about 480 bytes of text each:
 
 * 1% harness errors (a timeout or an HTTP 503, no text);
 * of the rest, 35% full refusals, 15% partial refusals (declines, then offers something
