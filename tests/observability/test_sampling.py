@@ -6,6 +6,7 @@ import heapq
 import pickle
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.observability.conftest import CaseFactory, build_case
@@ -13,10 +14,11 @@ from tests.observability.conftest import CaseFactory, build_case
 from trustprobe.observability import (
     SAMPLE_SIZE,
     ObservabilitySample,
+    embedding,
     observe_sample,
     sample_priority,
 )
-from trustprobe.observability.geometry import sample_draws
+from trustprobe.observability.geometry import fit_sample_positions, sample_draws
 from trustprobe.scoring import CaseScore
 
 
@@ -79,6 +81,20 @@ def test_the_sample_does_not_depend_on_how_the_run_was_split(make_case: CaseFact
         merged.merge(part)
     assert whole.cases() == chunked.cases() == merged.cases()
     assert (whole.scored, whole.harness_errors) == (merged.scored, merged.harness_errors)
+
+
+def test_the_fitting_positions_from_the_kept_draws_are_the_hashed_ones(
+    make_case: CaseFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = _run(make_case, 3000)
+    for fit_size in (100, 20_000):  # fewer than the sample holds, then all of it
+        monkeypatch.setattr(embedding, "SVD_FIT_SAMPLE", fit_size)
+        sample = ObservabilitySample(seed=5, size=100, floor=10)
+        for start in range(0, len(cases), 700):
+            sample.add(cases[start : start + 700])
+        keys = [(c.probe_id, c.sample) for c in sample.cases()]
+        assert sample.fit_positions() == fit_sample_positions(keys, seed=5)
+    assert len(keys) > 100
 
 
 def test_a_sampled_geometry_says_how_many_cases_it_stands_for(make_case: CaseFactory) -> None:

@@ -62,9 +62,11 @@ def observe_sample(
     Raises:
         ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
     """
+    enough = sample.scored >= min_cases
     return observe_cases(
-        sample.cases() if sample.scored >= min_cases else [],
+        sample.cases() if enough else [],
         seed=sample.seed,
+        positions=sample.fit_positions() if enough else None,
         scored=sample.scored,
         harness_errors=sample.harness_errors,
         sample_size=sample.size,
@@ -84,12 +86,14 @@ def observe_cases(
     min_cases: int = 5,
     n_clusters: int | None = None,
     max_features: int = 5000,
+    positions: Sequence[int] | None = None,
 ) -> Observability | None:
     """The geometry of a run whose sampled scored ``cases`` (in run order) are given.
 
     ``scored`` and ``harness_errors`` count the whole run's cases; above ``sample_size``
     (default: :func:`fit_sample_size`) scored cases the report says the geometry stands for
-    ``scored`` of them.
+    ``scored`` of them. ``positions``, when the caller holds them already, are
+    :func:`fit_sample_positions` of ``cases`` (computed here otherwise).
 
     Raises:
         ValueError: ``min_cases`` < 1, ``n_clusters`` < 1 or ``max_features`` < 4.
@@ -97,7 +101,8 @@ def observe_cases(
     check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
     if scored < min_cases:
         return None
-    positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
+    if positions is None:
+        positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
     # A case's text depends on the case alone: made once for fitting and placing both.
     texts = scored_case_texts(cases)
     model, partial, points = fit_and_place(

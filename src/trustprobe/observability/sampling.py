@@ -207,3 +207,18 @@ class ObservabilitySample:
         for heap in (self._uniform, *self._strata.values()):
             chosen.update(heap.items)
         return [built(chosen[p]) for p in sorted(chosen)]
+
+    def fit_positions(self) -> list[int]:
+        """``fit_sample_positions`` of :meth:`cases`, from the draws kept rather than hashed again.
+
+        A key orders by draw, then run position, as that function's (draw, index) pairs do.
+        """
+        keys = {
+            -negated for kept in (self._uniform, *self._strata.values()) for negated in kept.heap
+        }
+        ordered = sorted(keys)
+        size = fit_sample_size()
+        if len(ordered) <= size:
+            return list(range(len(ordered)))
+        index = {key: at for at, key in enumerate(sorted(ordered, key=_POSITIONS.__and__))}
+        return sorted(index[key] for key in ordered[:size])
