@@ -59,6 +59,11 @@ Evidence = tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReadin
 unsafe rules, the refusal and intent readings, and the indices of those rules, ascending."""
 
 
+def _any_between(indices: Sequence[int], start: int, end: int) -> bool:
+    """Whether ``indices`` (ascending) hold one in ``[start, end)``: an opening set's cues found."""
+    return bisect_left(indices, start) < bisect_left(indices, end)
+
+
 @dataclass(frozen=True)
 class Analysis:
     """What the rules found in one response, for one probe category."""
@@ -232,7 +237,7 @@ class Detector:
             where = [
                 at
                 for at, found_cues in enumerate(cues)
-                if found_cues and bisect_left(found_cues, start) < bisect_left(found_cues, end)
+                if found_cues and _any_between(found_cues, start, end)
             ]
             opened = opening.search_many([texts[at] for at in where])
             for at, in_opening in zip(where, opened, strict=True):
@@ -250,7 +255,7 @@ class Detector:
         """
         found: list[int] = []
         for opening, start, end in self._openings:
-            if bisect_left(cues, start) < bisect_left(cues, end):
+            if _any_between(cues, start, end):
                 found.extend([offset + start + i for i in opening.search(data)])
         return found
 
