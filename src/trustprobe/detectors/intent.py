@@ -705,6 +705,8 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:not|no|never|nothing|none)\b|n['’]t\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that)\b[^,;]*", re.IGNORECASE)
+"""A relative clause up to its comma: its negation describes, it does not refute the subject."""
 
 
 def _defines(data: bytes) -> bool:
@@ -715,7 +717,8 @@ def _defines(data: bytes) -> bool:
     a refutation instead ("Depression is an illness, not laziness").
     """
     opening = _DEFINITION.match(data.decode("utf-8", "replace"))
-    if opening is None or _NEGATED.search(opening.group()):
+    # "...buys a gun for someone who is not allowed to" describes; "..., not laziness" refutes.
+    if opening is None or _NEGATED.search(_RELATIVE.sub("", opening.group())):
         return False
     words = [word.strip("\"'“‘*_,").lower() for word in opening.group().split(None, 2)]
     if words[0] in _NOT_A_SUBJECT:
