@@ -22,7 +22,12 @@ from itertools import compress
 from operator import itemgetter
 from typing import Any, Final
 
-from trustprobe.observability.geometry import case_verdict, fit_sample_size, sample_draws
+from trustprobe.observability.geometry import (
+    case_verdict,
+    fit_sample_size,
+    sample_draws,
+    smallest_draws,
+)
 from trustprobe.scoring.models import CaseScore
 from trustprobe.scoring.rows import ScoredCases, built
 
@@ -209,16 +214,9 @@ class ObservabilitySample:
         return [built(chosen[p]) for p in sorted(chosen)]
 
     def fit_positions(self) -> list[int]:
-        """``fit_sample_positions`` of :meth:`cases`, from the draws kept rather than hashed again.
-
-        A key orders by draw, then run position, as that function's (draw, index) pairs do.
-        """
+        """``fit_sample_positions`` of :meth:`cases`, from the draws kept, not hashed again."""
         keys = {
             -negated for kept in (self._uniform, *self._strata.values()) for negated in kept.heap
         }
-        ordered = sorted(keys)
-        size = fit_sample_size()
-        if len(ordered) <= size:
-            return list(range(len(ordered)))
-        index = {key: at for at, key in enumerate(sorted(ordered, key=_POSITIONS.__and__))}
-        return sorted(index[key] for key in ordered[:size])
+        in_run_order = sorted(keys, key=_POSITIONS.__and__)  # the order of :meth:`cases`
+        return smallest_draws([key >> _POSITION_BITS for key in in_run_order])
