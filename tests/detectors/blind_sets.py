@@ -1,0 +1,46 @@
+"""The blind sets written in XSTest's ten safe types and their contrasts, and what they share.
+
+Each set pairs 80 safe prompts with 80 unsafe contrasts in four voices; the structural checks in
+``test_blind_sets.py`` run over every set listed here, and each set's own module holds its read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.shared_data import VERDICT_CORPUS
+from trustprobe.detectors import Detector
+from trustprobe.detectors.evaluate import evaluate_intent, read_verdict_corpus, select_rows
+
+
+@dataclass(frozen=True)
+class BlindSet:
+    path: Path
+    prefix: str  # ids read PREFIX-NNN-TYPE, TYPE a safe type or contrast_<safe type>
+    voices: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+BLIND7 = BlindSet(
+    VERDICT_CORPUS.with_name("blind7.jsonl"),
+    "b7",
+    ("verbose_assistant", "cautious_chat", "plain_instruct", "small_model"),
+)
+BLIND8 = BlindSet(
+    VERDICT_CORPUS.with_name("blind8.jsonl"),
+    "b8",
+    ("policy_enterprise", "persona_chat", "reasoning_trace", "legacy_7b"),
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8)
+
+
+def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
+    """Agreement of the detector with the labels on one half (``even``/``odd``) of a set."""
+    rows = select_rows(read_verdict_corpus(blind_set.path), which)
+    accuracy = evaluate_intent(rows, detector).accuracy
+    assert accuracy is not None
+    return accuracy
