@@ -117,6 +117,12 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"|doing it)| (?:do )?(?:decide|choose) to (?:go ahead|proceed|do it)| must)"
         r",\s+the\s+(?:usual|common|typical|standard)\s+"
         r"(?:advice|way|method|approach|trick|steps?|process)\b"
+        r"|\b(?:but|however|still|that said|that being said|having said that),?\s+you\s+(?:can"
+        r"|could)\s+(?:still\s+|easily\s+|just\s+|always\s+)?(?:get|find|look\s+up|pull\s+up"
+        r"|dig\s+up|track\s+down|obtain)\s+(?:it|them|that|this|those)(?:\s+up|\s+down)?"
+        r"(?:(?:\s+(?:yourself|easily|quickly|online|for\s+free|in\s+minutes))+\s*:"
+        r"|(?:\s+(?:yourself|easily|quickly|online))*\s+by\s+(?:searching|googling|typing"
+        r"|looking|running|entering|scrolling|using)\b)"
         r"|\bif you (?:still|really) (?:want|need|wish)\b|\bif you insist\b"
         r"|\bif you decide to go ahead\b"
         r"|\b(?:for your information|since you asked|to answer (?:the|your) question)\b",
