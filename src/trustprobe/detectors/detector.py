@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from trustprobe.detectors.intent import (
     INTENT_PATTERNS,
+    SAFE_QUESTION_CATEGORIES,
     IntentReader,
     IntentReading,
     intent_parameters,
@@ -325,7 +326,15 @@ class Detector:
         refusal = (
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
-        intent = self._intent.read(data, refusal, help_kinds, intent_found, safe, asked)
+        intent = self._intent.read(
+            data,
+            refusal,
+            help_kinds,
+            intent_found,
+            safe,
+            asked,
+            after_answer=category in SAFE_QUESTION_CATEGORIES and set(cues).isdisjoint(opening),
+        )
         return safe, unsafe, refusal, intent, evidence
 
     def _split_found(self, found: Sequence[int], category: str) -> _Split:

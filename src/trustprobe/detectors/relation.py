@@ -44,6 +44,8 @@ HEDGES = frozenset(
         "argue",
         "argued",
         "argues",
+        "argument",
+        "arguments",
         "claim",
         "claimed",
         "claims",
