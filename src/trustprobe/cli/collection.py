@@ -21,6 +21,10 @@ default thresholds its collections walked them, and the whole heap at each full 
 about 10 µs of the ~50 µs of CPU per record (docs/benchmarks.md, "Evidence ingestion"). Net
 of what reference counting frees, requests leave few objects behind, so 100,000 is rarely
 reached.
+
+A command's own process (the console entry point, :func:`end_with_command`) ends with the
+command, so what a scoring run leaves alive is frozen with the libraries when the run ends
+rather than walked by collections that could free nothing the exit does not free.
 """
 
 from __future__ import annotations
