@@ -59,8 +59,8 @@ def end_with_command() -> None:
     keeps the thresholds, where restoring them made the next allocation start a young
     collection over every object the run left (0.24-0.35 CPU s after a 200,000-case
     ``trustprobe score``), and the interpreter's last collection at exit walk them and the
-    libraries again (0.3-0.4 s; docs/benchmarks.md). A process that runs on
-    after the command (tests running it in their own process) never says so.
+    libraries again (0.3-0.4 s; docs/benchmarks.md). A process that runs on after the
+    command (tests running it in their own process) never says so.
     """
     _Process.ends_with_command = True
 
