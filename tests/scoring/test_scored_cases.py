@@ -13,7 +13,7 @@ import pytest
 
 from trustprobe.detectors import Detector
 from trustprobe.metrics import metrics_partial
-from trustprobe.observability import ObservabilitySample
+from trustprobe.observability import ObservabilitySample, observe_cases, observe_sample
 from trustprobe.probes import builtin_probes
 from trustprobe.responses import Response, ToolCall
 from trustprobe.scoring import CaseScore, LightCase, ScoredCases, Scorer
@@ -111,13 +111,7 @@ def test_metrics_of_columns_find_a_repeated_case(
     chunks: list[tuple[ScoredCases, list[CaseScore]]],
 ) -> None:
     columns, cases = chunks[1]
-    twice = ScoredCases()
-    for at in (3, 4, 3):
-        item = columns.items()[at]
-        if isinstance(item, LightCase):
-            twice.add_light(item.verdict, item.sample, item.own)
-        else:
-            twice.add(item)
+    twice = ScoredCases.of_items(columns.items()[at] for at in (3, 4, 3))
     with pytest.raises(ValueError, match=f"case 12: probe '{cases[3].probe_id}' sample"):
         metrics_partial(twice, first_index=10)
 
@@ -137,3 +131,48 @@ def test_sample_of_columns_is_that_of_the_cases(
     )
     assert of_columns.sampled
     assert of_columns.cases() == of_cases.cases()
+
+
+def test_items_read_back_as_columns_build_no_case(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    for columns, cases in chunks:
+        items = columns.items()
+        light = [at for at, item in enumerate(items) if isinstance(item, LightCase)]
+        reversed_light = ScoredCases.of_items(items[at] for at in reversed(light))
+        # One group per verdict, its representative the verdict's own case, nothing built.
+        verdicts = {id(items[at].verdict): items[at].verdict for at in light}  # type: ignore[union-attr]
+        assert len(reversed_light.groups) == len(verdicts)
+        assert {id(group) for group in reversed_light.groups} == {
+            id(verdict.case) for verdict in verdicts.values()
+        }
+        assert reversed_light.samples == [cases[at].sample for at in reversed(light)]
+        assert list(reversed_light) == [cases[at] for at in reversed(light)]
+        again = ScoredCases.of_items(items)
+        assert list(again) == cases
+        assert [again.groups[g] for g in again.group_of] == [
+            columns.groups[g] for g in columns.group_of
+        ]
+    with pytest.raises(TypeError, match="a case or a light case is needed, got Response"):
+        ScoredCases.of_items([Response(probe_id="p", sample=0, response="")])
+
+
+def test_geometry_of_the_columns_is_that_of_the_cases_built(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    sample = ObservabilitySample(seed=3, size=200, floor=20)
+    for columns, _ in chunks:
+        sample.add(columns)
+    columns = sample.columns()
+    assert list(columns) == sample.cases()
+    assert len(columns.groups) < len(columns) / 2  # the sample's cases share their verdicts
+    settings = {
+        "seed": sample.seed,
+        "scored": sample.scored,
+        "harness_errors": sample.harness_errors,
+        "sample_size": sample.size,
+    }
+    built = observe_cases(sample.cases(), **settings)
+    assert built is not None and built.sampled_from == sample.scored
+    assert observe_sample(sample) == built
+    assert observe_cases(columns, **settings) == built

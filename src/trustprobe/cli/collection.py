@@ -21,6 +21,10 @@ default thresholds its collections walked them, and the whole heap at each full 
 about 10 µs of the ~50 µs of CPU per record (docs/benchmarks.md, "Evidence ingestion"). Net
 of what reference counting frees, requests leave few objects behind, so 100,000 is rarely
 reached.
+
+A command's own process (the console entry point, :func:`end_with_command`) ends with the
+command, so what a scoring run leaves alive is frozen with the libraries when the run ends
+rather than walked by collections that could free nothing the exit does not free.
 """
 
 from __future__ import annotations
@@ -41,13 +45,40 @@ def collect_rarely(thresholds: tuple[int, int, int]) -> None:
     gc.set_threshold(*thresholds)
 
 
+class _Process:
+    """What this process is: one that ends with its command, or one that runs on after it."""
+
+    ends_with_command = False
+
+
+def end_with_command() -> None:
+    """Say that this process ends when its command does (the console entry point says so).
+
+    A :func:`bulk_collection` block then leaves what the run made to the end of the process
+    too: its exit freezes the survivors (the scorer's verdicts, the sample, the report) and
+    keeps the thresholds, where restoring them made the next allocation start a young
+    collection over every object the run left (0.24-0.35 CPU s after a 200,000-case
+    ``trustprobe score``), and the interpreter's last collection at exit walk them and the
+    libraries again (0.3-0.4 s; docs/benchmarks.md). A process that runs on after the
+    command (tests running it in their own process) never says so.
+    """
+    _Process.ends_with_command = True
+
+
 @contextmanager
 def bulk_collection(thresholds: tuple[int, int, int] = BULK_THRESHOLDS) -> Iterator[None]:
-    """Collect garbage rarely inside the block; the previous thresholds are restored after."""
+    """Collect garbage rarely inside the block; the previous thresholds are restored after.
+
+    Unless the process ends with its command (:func:`end_with_command`): then what the block
+    leaves is frozen with the rest, and the thresholds stay.
+    """
     before = gc.get_threshold()
     collect_rarely(thresholds)
     try:
         yield
     finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
+        if _Process.ends_with_command:
+            gc.freeze()
+        else:
+            gc.set_threshold(*before)
+            gc.unfreeze()

@@ -187,4 +187,7 @@ def _root(
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of the console script (errors become exit codes in ``_LazyGroup.invoke``)."""
+    from trustprobe.cli.collection import end_with_command
+
+    end_with_command()  # the process ends with the command: what a run leaves is not walked
     app(args)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from trustprobe.observability.geometry import (
+    case_keys,
     check_settings,
     finalize_geometry,
     fit_and_place,
@@ -16,6 +17,7 @@ from trustprobe.observability.geometry import (
 from trustprobe.observability.models import Observability
 from trustprobe.observability.sampling import ObservabilitySample
 from trustprobe.scoring.models import CaseScore
+from trustprobe.scoring.rows import ScoredCases
 
 
 def build_observability(
@@ -64,7 +66,7 @@ def observe_sample(
     """
     enough = sample.scored >= min_cases
     return observe_cases(
-        sample.cases() if enough else [],
+        sample.columns() if enough else [],
         seed=sample.seed,
         positions=sample.fit_positions() if enough else None,
         scored=sample.scored,
@@ -101,12 +103,13 @@ def observe_cases(
     check_settings(min_cases=min_cases, n_clusters=n_clusters, max_features=max_features)
     if scored < min_cases:
         return None
+    rows = ScoredCases.of(cases)  # read as columns: the sample's cases are not built again
     if positions is None:
-        positions = fit_sample_positions([(c.probe_id, c.sample) for c in cases], seed=seed)
+        positions = fit_sample_positions(case_keys(rows), seed=seed)
     # A case's text depends on the case alone: made once for fitting and placing both.
-    texts = scored_case_texts(cases)
+    texts = scored_case_texts(rows)
     model, partial, points = fit_and_place(
-        cases, texts, positions, seed=seed, n_clusters=n_clusters, max_features=max_features
+        rows, texts, positions, seed=seed, n_clusters=n_clusters, max_features=max_features
     )
     partial = replace(partial, excluded_harness_errors=harness_errors)
     bound = fit_sample_size() if sample_size is None else sample_size

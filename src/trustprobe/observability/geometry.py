@@ -37,6 +37,7 @@ from trustprobe.observability.models import (
     SilhouetteScore,
 )
 from trustprobe.scoring.models import CaseScore
+from trustprobe.scoring.rows import ScoredCases
 
 TOP_TERMS: Final = 8
 """Terms listed per cluster."""
@@ -175,7 +176,8 @@ def fit_and_place(
     :func:`place_cases` would make.
 
     Args:
-        cases: Scored cases (harness errors left out), in run order.
+        cases: Scored cases (harness errors left out), in run order; as columns
+            (:class:`~trustprobe.scoring.rows.ScoredCases`), none is built.
         texts: Their texts (:func:`scored_case_texts`).
         positions: The fitting sample (:func:`fit_sample_positions`), ascending.
         seed: As for :func:`fit_geometry`.
@@ -184,6 +186,7 @@ def fit_and_place(
     """
     import scipy.sparse as sp
 
+    rows_of = ScoredCases.of(cases)
     model, fitted = _fit(
         [texts[i] for i in positions], seed=seed, n_clusters=n_clusters, max_features=max_features
     )
@@ -196,7 +199,7 @@ def fit_and_place(
             order = np.argsort(np.concatenate([positions, rest]), kind="stable")
             rows = sp.csr_matrix(sp.vstack([fitted, others], format="csr")[order])
         placed = model.embedding.place_rows(rows)
-    return model, *_place(model, cases, _verdicts(cases), placed)
+    return model, *_place(model, rows_of, _verdicts(rows_of.groups), placed)
 
 
 def cluster_top_terms(
@@ -265,9 +268,22 @@ def _verdicts(cases: Sequence[CaseScore]) -> list[tuple[bool, float]]:
     return [case_verdict(case) for case in cases]
 
 
+def case_keys(cases: Sequence[CaseScore]) -> list[tuple[str, int]]:
+    """Each case's (probe id, sample), read from the columns (:class:`ScoredCases`)."""
+    rows = ScoredCases.of(cases)
+    probe_of = [case.probe_id for case in rows.groups]
+    return list(zip(map(probe_of.__getitem__, rows.group_of), rows.samples, strict=True))
+
+
 def scored_case_texts(cases: Sequence[CaseScore]) -> list[CaseText]:
-    """The texts of scored cases (harness errors must be left out by the caller)."""
-    return case_texts(cases, _verdicts(cases))
+    """The texts of scored cases (harness errors must be left out by the caller).
+
+    A case's text is its verdict's part alone (not its sample nor its response), so cases
+    given as columns (:class:`ScoredCases`) share their group's text, made once.
+    """
+    rows = ScoredCases.of(cases)
+    texts = case_texts(rows.groups, _verdicts(rows.groups))
+    return list(map(texts.__getitem__, rows.group_of))
 
 
 def place_cases(
@@ -277,10 +293,10 @@ def place_cases(
 
     ``texts`` are the scored cases' texts (:func:`scored_case_texts`) if the caller has them.
     """
-    scored = [c for c in cases if c.error is None]
-    verdicts = _verdicts(scored)
+    scored = ScoredCases.of([c for c in cases if c.error is None])
+    verdicts = _verdicts(scored.groups)
     if texts is None:
-        texts = case_texts(scored, verdicts)
+        texts = case_texts(scored.groups, verdicts)
     elif len(texts) != len(scored):
         raise ValueError(f"{len(texts)} texts given for {len(scored)} scored cases")
     with _one_thread():
@@ -291,21 +307,30 @@ def place_cases(
 
 def _place(
     model: GeometryModel,
-    scored: Sequence[CaseScore],
+    scored: ScoredCases,
     verdicts: Sequence[tuple[bool, float]],
     placed: tuple[NDArray[np.floating], NDArray[np.floating]],
 ) -> tuple[GeometryPartial, list[ObservabilityPoint]]:
-    """Tallies and points of scored cases whose embedding and scatter rows are ``placed``."""
+    """Tallies and points of scored cases whose embedding and scatter rows are ``placed``.
+
+    ``verdicts`` are per group of ``scored`` (:attr:`ScoredCases.groups`): every field read
+    here but the sample is the group's.
+    """
     vectors, scatter = placed
     labels = assign_clusters(vectors, model.clusters.centers).tolist()
-    outcomes, risks = zip(*verdicts, strict=True) if verdicts else ((), ())
+    groups, group_of = scored.groups, scored.group_of
+
+    def per_case(values: list[Any]) -> list[Any]:
+        return list(map(values.__getitem__, group_of))
+
     tallies = {
-        "category": Counter(zip([c.category for c in scored], labels, strict=True)),
-        "severity": Counter(zip([c.severity.value for c in scored], labels, strict=True)),
+        "category": Counter(zip(per_case([c.category for c in groups]), labels, strict=True)),
+        "severity": Counter(zip(per_case([c.severity.value for c in groups]), labels, strict=True)),
         "pass_fail": Counter(
-            zip(["pass" if ok else "fail" for ok in outcomes], labels, strict=True)
+            zip(per_case(["pass" if ok else "fail" for ok, _ in verdicts]), labels, strict=True)
         ),
     }
+    risks = per_case([risk for _, risk in verdicts])
     table = {
         (kind, label, cluster): count
         for kind, tally in tallies.items()
@@ -318,17 +343,23 @@ def _place(
     points = TypeAdapter(list[ObservabilityPoint]).validate_python(
         [
             {
-                "probe_id": c.probe_id,
-                "sample": c.sample,
+                "probe_id": probe_id,
+                "sample": sample,
                 "cluster": k,
                 "scatter_x": x,
                 "scatter_y": y,
             }
-            for c, k, (x, y) in zip(scored, labels, scatter.tolist(), strict=True)
+            for probe_id, sample, k, (x, y) in zip(
+                per_case([c.probe_id for c in groups]),
+                scored.samples,
+                labels,
+                scatter.tolist(),
+                strict=True,
+            )
         ]
     )
     partial = GeometryPartial(
-        n_cases=len(scored),
+        n_cases=len(group_of),
         risk={cluster: Distribution.of_counts(v) for cluster, v in sorted(values.items())},
         contingency=table,
     )

@@ -208,10 +208,22 @@ class ObservabilitySample:
 
         The places given for them instead, if :meth:`add` was given places.
         """
+        return [built(item) for item in self._chosen()]
+
+    def columns(self) -> ScoredCases:
+        """:meth:`cases` as columns (:meth:`ScoredCases.of_items`): no case is built again.
+
+        Raises:
+            TypeError: :meth:`add` was given places, not cases.
+        """
+        return ScoredCases.of_items(self._chosen())
+
+    def _chosen(self) -> list[Any]:
+        """What the sample keeps of its cases (cases, light cases or places), in run order."""
         chosen: dict[int, Any] = {}
         for heap in (self._uniform, *self._strata.values()):
             chosen.update(heap.items)
-        return [built(chosen[p]) for p in sorted(chosen)]
+        return [chosen[p] for p in sorted(chosen)]
 
     def fit_positions(self) -> list[int]:
         """``fit_sample_positions`` of :meth:`cases`, from the draws kept, not hashed again."""

@@ -11,7 +11,7 @@ a pydantic model) costs more than reading its verdict's part once per group
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, overload
 
 from trustprobe.scoring.models import CaseScore
@@ -92,6 +92,27 @@ class ScoredCases(Sequence[CaseScore]):
         rows.samples = [case.sample for case in rows.groups]
         rows.memos = [None] * len(rows.groups)
         rows._entries = list(rows.groups)
+        return rows
+
+    @classmethod
+    def of_items(cls, items: Iterable[CaseScore | LightCase]) -> ScoredCases:
+        """Cases and light cases (what :meth:`items` holds) as columns, nothing built.
+
+        The light cases of one verdict are one group, whose representative is the verdict's
+        case; each case built whole is a group of its own. Readers of a case's verdict, probe
+        and sample (a sample of a run's cases, say) read the columns and build no case.
+
+        Raises:
+            TypeError: an item is neither a case nor a light case.
+        """
+        rows = cls()
+        for item in items:
+            if type(item) is LightCase:
+                rows.add_light(item.verdict, item.sample, item.own)
+            elif isinstance(item, CaseScore):
+                rows.add(item)
+            else:
+                raise TypeError(f"a case or a light case is needed, got {type(item).__name__}")
         return rows
 
     def add(self, case: CaseScore) -> None:
