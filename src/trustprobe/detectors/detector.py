@@ -326,6 +326,7 @@ class Detector:
         refusal = (
             self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
         )
+        safe_question = category in SAFE_QUESTION_CATEGORIES
         intent = self._intent.read(
             data,
             refusal,
@@ -333,7 +334,8 @@ class Detector:
             intent_found,
             safe,
             asked,
-            after_answer=category in SAFE_QUESTION_CATEGORIES and set(cues).isdisjoint(opening),
+            after_answer=safe_question and set(cues).isdisjoint(opening),
+            safe_question=safe_question,
         )
         return safe, unsafe, refusal, intent, evidence
 
