@@ -10,6 +10,7 @@ passes"). Whatever the grouping, the answer is the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import cast
 
 import re2
@@ -48,8 +49,14 @@ def _error_text(exc: Exception) -> str:
     return str(detail)
 
 
+@lru_cache(maxsize=8192)
 def engine_rejection(pattern: str) -> str | None:
-    """Why RE2 cannot run ``pattern`` (case-insensitively), or ``None`` when it can."""
+    """Why RE2 cannot run ``pattern`` (case-insensitively), or ``None`` when it can.
+
+    Kept per pattern (a few bytes each): a rule's or a signal's pattern is checked when its
+    pack or probe is read and again by every set it joins (the detector's sets by kind and its
+    whole set, a probe's signals), and compiling one costs up to a millisecond.
+    """
     try:
         re2.compile(pattern, _options(DEFAULT_MAX_MEM))
     except re2.error as exc:
@@ -60,9 +67,18 @@ def engine_rejection(pattern: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16)
+def _alone(pattern: str) -> re2._Regexp:
+    """``pattern`` compiled on its own (case-insensitive), for :func:`pattern_finds`.
+
+    A few kept: a rule's examples are checked one after the other, each against its pattern.
+    """
+    return re2.compile(pattern, _options(DEFAULT_MAX_MEM))
+
+
 def pattern_finds(pattern: str, text: str) -> bool:
     """Whether ``pattern`` (case-insensitive) occurs in ``text``; for checking rule examples."""
-    return re2.compile(pattern, _options(DEFAULT_MAX_MEM)).search(encode_text(text)) is not None
+    return _alone(pattern).search(encode_text(text)) is not None
 
 
 def encode_text(text: str) -> bytes:

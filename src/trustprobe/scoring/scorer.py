@@ -39,9 +39,11 @@ _MAX_VERDICTS = 128
 _MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
-_Matched = tuple[str, bytes, list[int], Sequence[int]]
-"""What matching found in one response: its text, as UTF-8, the rules' pass's indices found
-(ascending) and the positions of the probe's signals found."""
+_NO_FOUND: list[int] = []  # read only: a response without text finds nothing
+_Matched = tuple[list[bytes | None], list[list[int]], list[Sequence[int]]]
+"""What matching found in a list of responses, per response: its text as UTF-8 (``None``: no
+text to judge), the rules' pass's indices found (ascending) and the positions of the probe's
+signals found."""
 _render_case = CaseScore.__pydantic_serializer__.to_json
 # How a case's floats that are infinite or not a number are written (the model's setting).
 _INF_NAN = CaseScore.model_config.get("ser_json_inf_nan", "null")
@@ -61,6 +63,9 @@ if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
 # How the part of a case's JSON line after its own fields starts (the first field after them).
 _TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
+# The JSON of the samples most runs number their cases with, made once (formatting one costs
+# about as much as the rest of a light case's line).
+_SAMPLE_TEXTS = tuple(b"%d" % sample for sample in range(4096))
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -148,6 +153,10 @@ class _Reached:
     """Once a case that made no calls was rendered: its JSON line from after the sample's
     value to the probe's texts, from after them to ``response``, and from after
     ``output_tokens`` to the end (see :func:`_plain_parts`)."""
+    light: tuple[bytes, ...] | None = None
+    """Once :attr:`line_parts` are kept and a case was rendered after a separator: the
+    separator, then the parts of a case's line around its sample and its own values, in
+    order (see :func:`_light_parts`)."""
     case: CaseScore | None = None
     """The first case that made no calls given this verdict, built whole: the representative
     of the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
@@ -208,6 +217,8 @@ class _ProbePlan:
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case of the probe that made no calls was rendered: its JSON line up to the
     sample's value, and the probe's texts (``task`` and ``probe_input``)."""
+    lead: tuple[bytes, bytes] | None = None
+    """A separator and the start of :attr:`line_parts` after it (see :func:`_light_parts`)."""
 
     @classmethod
     def compile(
@@ -325,12 +336,8 @@ class Scorer:
     def score(self, probe: Probe, response: Response) -> CaseScore:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
         plan = self._plan(probe)
-        text = response.response
-        matched = None
-        if text is not None and response.error is None:
-            data = encode_text(text)
-            matched = (text, data, *self._match(plan, data))
-        return cast(CaseScore, self._judged(plan, response, matched, None, None))
+        (data,), (found,), (hits,) = self._match_all((plan,), (response,))
+        return cast(CaseScore, self._judged(plan, response, data, found, hits, None, None))
 
     def _plan(self, probe: Probe) -> _ProbePlan:
         """The probe's plan, made on first sight of the probe."""
@@ -344,12 +351,12 @@ class Scorer:
         return plan
 
     def _match(self, plan: _ProbePlan, data: bytes) -> tuple[list[int], Sequence[int]]:
-        """The rules' pass over ``data`` (indices found, ascending) and the signals found."""
-        shared = plan.shared
-        if shared is None:
-            found = self._detector.search(data)
-            signals = plan.signals
-            return found, signals.search(data) if signals is not None else _NO_POSITIONS
+        """The joined pass over ``data`` for a prepared probe's plan.
+
+        Returns the rules' indices found (ascending) and the positions of the probe's signals
+        found.
+        """
+        shared = cast(_SharedPass, plan.shared)
         hits: Sequence[int] = _NO_POSITIONS  # positions of the probe's signals found
         found = shared.patterns.search(data)
         if found and found[-1] >= shared.rule_count:
@@ -359,10 +366,8 @@ class Scorer:
             del found[cut:]
         return found, hits
 
-    def _match_all(
-        self, plans: Sequence[_ProbePlan], responses: Sequence[Response]
-    ) -> list[_Matched | None]:
-        """:meth:`_match` for every response with text (``None`` for the others), pass by pass.
+    def _match_all(self, plans: Sequence[_ProbePlan], responses: Sequence[Response]) -> _Matched:
+        """:meth:`_match` for every response with text, pass by pass, as three lists.
 
         The same answers as matching each response in turn, in less time: the texts meet the
         rules' pass together (:meth:`Detector.search_all`, set by set), then each probe's texts
@@ -370,59 +375,70 @@ class Scorer:
         instead of being evicted by the other sets and the reading of every answer between two
         searches (figures in docs/benchmarks.md, "End to end" and "The scoring stage").
         """
-        matched: list[_Matched | None] = [None] * len(responses)
-        texts: list[tuple[int, _ProbePlan, str, bytes]] = []  # for the rules' own pass
-        for at, (plan, response) in enumerate(zip(plans, responses, strict=True)):
+        count = len(responses)
+        datas: list[bytes | None] = [None] * count
+        founds: list[list[int]] = [_NO_FOUND] * count
+        hits: list[Sequence[int]] = [_NO_POSITIONS] * count
+        own: list[int] = []  # responses for the rules' own pass
+        for at, response in enumerate(responses):
             text = response.response
             if text is None or response.error is not None:
                 continue
-            data = encode_text(text)
-            if plan.shared is not None:
-                matched[at] = (text, data, *self._match(plan, data))
+            try:
+                datas[at] = text.encode()
+            except UnicodeEncodeError:  # a lone surrogate (see encode_text)
+                datas[at] = encode_text(text)
+            if plans[at].shared is None:
+                own.append(at)
             else:
-                texts.append((at, plan, text, data))
-        founds = self._detector.search_all([data for *_, data in texts])
-        waiting: dict[PatternSet, list[tuple[int, str, bytes, list[int]]]] = {}
-        for (at, plan, text, data), found in zip(texts, founds, strict=True):
-            signals = plan.signals
-            if signals is None:
-                matched[at] = (text, data, found, _NO_POSITIONS)
-            else:
-                waiting.setdefault(signals, []).append((at, text, data, found))
+                founds[at], hits[at] = self._match(plans[at], cast(bytes, datas[at]))
+        texts = [cast(bytes, datas[at]) for at in own]
+        waiting: dict[PatternSet, list[int]] = {}
+        for at, found in zip(own, self._detector.search_all(texts), strict=True):
+            founds[at] = found
+            signals = plans[at].signals
+            if signals is not None:
+                waiting.setdefault(signals, []).append(at)
         for signals, group in waiting.items():
-            hits = signals.search_many([data for _, _, data, _ in group])
-            for (at, text, data, found), positions in zip(group, hits, strict=True):
-                matched[at] = (text, data, found, positions)
-        return matched
+            for at, positions in zip(
+                group, signals.search_many([cast(bytes, datas[at]) for at in group]), strict=True
+            ):
+                hits[at] = positions
+        return datas, founds, hits
 
     def _judged(
         self,
         plan: _ProbePlan,
         response: Response,
-        matched: _Matched | None,
+        data: bytes | None,
+        found: list[int],
+        hits: Sequence[int],
         lines: list[bytes] | None,
         separator: bytes | None,
         rows: ScoredCases | None = None,
     ) -> CaseScore | None:
-        """The case of ``response`` given what its text matched (``None``: no text to judge).
+        """The case of ``response`` given what its text matched (``data`` ``None``: no text).
 
-        With ``lines``, its compact JSON line is appended to them: whole, or, with a
-        ``separator``, the separator and then the line in parts (see :meth:`score_text`).
-        With ``rows`` (and a ``separator``), the case is appended to them instead of returned:
-        as its verdict and its own values when its verdict's line parts are kept already.
+        ``data`` is its text as UTF-8, ``found`` and ``hits`` what the rules' pass and the
+        probe's signals found in it (see :meth:`_match_all`). With ``lines``, its compact JSON
+        line is appended to them: whole, or, with a ``separator``, the separator and then the
+        line in parts (see :meth:`score_text`). With ``rows`` (and a ``separator``), the case is
+        appended to them instead of returned: as its verdict and its own values when its
+        verdict's line parts are kept already.
         """
-        probe = plan.probe
-        if matched is None:
+        text = response.response
+        if data is None or text is None:
             case = _error_case(plan, response)
             if lines is not None:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
-        text, data, found, hits = matched
         safe, unsafe, refusal, intent, evidence = self._detector.read_evidence(
             data, plan.category, found, plan.request
         )
         tool_calls = response.tool_calls
-        calls = find_calls(probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
+        calls = (
+            find_calls(plan.probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
+        )
         # The verdict depends on nothing else: the safe and unsafe rules found for the probe's
         # category (by their indices: rules of other categories change nothing), the refusal
         # and intent readings and the signals found. Few shapes of answer recur, so most
@@ -454,17 +470,18 @@ class Scorer:
             "output_tokens": response.output_tokens,
         }
         if tool_calls is None:  # most cases: the call fields follow from the verdict's key
-            verdict_parts = reached.line_parts
-            probe_parts = plan.line_parts
+            light = reached.light
             if (
-                rows is not None
+                light is not None
+                and rows is not None
                 and lines is not None
-                and verdict_parts is not None
-                and probe_parts is not None
+                and light[0] == separator
                 and _plain_values(sample, own)
             ):  # a verdict met before: the case stays its verdict and its own values
-                lines.append(separator or b"")
-                lines += _known_parts(probe_parts, verdict_parts, sample, own)
+                _, lead, before, texts, after, tail = light
+                values = to_json(own, inf_nan_mode=_INF_NAN)[1:-1]
+                number = _SAMPLE_TEXTS[sample] if 0 <= sample < 4096 else b"%d" % sample
+                lines += (lead, number, before, texts, after, values, tail)
                 rows.add_light(reached, sample, own)
                 return None
             case = reached.case_of(sample, own)
@@ -477,6 +494,8 @@ class Scorer:
                 else:
                     lines.append(separator)
                     lines += parts
+                    if rows is not None and reached.light is None:
+                        reached.light = _light_parts(plan, reached, separator)
             return _returned(case, rows)
         fields = reached.fields_of(sample, own)
         _add_calls(fields, tool_calls, calls)
@@ -522,10 +541,11 @@ class Scorer:
         plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(r.probe_id for r in responses)}
         plans = [plan_of[r.probe_id] for r in responses]
         judged = self._judged
+        datas, founds, hits = self._match_all(plans, responses)
         return [
-            judged(plan, response, matched, lines, separator, rows)
-            for plan, response, matched in zip(
-                plans, responses, self._match_all(plans, responses), strict=True
+            judged(plan, response, data, found, hit, lines, separator, rows)
+            for plan, response, data, found, hit in zip(
+                plans, responses, datas, founds, hits, strict=True
             )
         ]
 
@@ -563,7 +583,8 @@ class Scorer:
         self._score_many(probes, responses, parts, separator, cases)
         if not parts:
             return cases, b""
-        parts[0] = prefix  # the first separator
+        # The first part starts with the first separator: alone, or with a light case's lead.
+        parts[0] = prefix + parts[0][len(separator) :]
         return cases, b"".join(parts)
 
 
@@ -656,6 +677,26 @@ def _plain_parts(
         raise AssertionError(f"a case's JSON line is not laid out as expected: {line[:200]!r}")
     reached.line_parts = (line[start:at], line[at + len(texts) : end], line[tail:])
     return (line,)
+
+
+def _light_parts(plan: _ProbePlan, reached: _Reached, separator: bytes) -> tuple[bytes, ...] | None:
+    """What a case given ``reached`` shares of its line after ``separator``, once it is kept.
+
+    The separator, then the parts of :func:`_known_parts` less the sample and the own values:
+    the separator and the probe's start of the line in one, the verdict's part up to the
+    probe's texts, the texts, the verdict's part up to ``response``, and its end. A light
+    case's line is these with its sample and its own values put in (:meth:`Scorer._judged`).
+    ``None`` while the probe's or the verdict's parts are not kept.
+    """
+    probe_parts, verdict_parts = plan.line_parts, reached.line_parts
+    if probe_parts is None or verdict_parts is None:
+        return None
+    head, texts = probe_parts
+    lead = plan.lead
+    if lead is None or lead[0] != separator:
+        lead = plan.lead = (separator, separator + head)
+    before, after, tail = verdict_parts
+    return (separator, lead[1], before, texts, after, tail)
 
 
 def _returned(case: CaseScore, rows: ScoredCases | None) -> CaseScore | None:
