@@ -35,7 +35,12 @@ BLIND8 = BlindSet(
     "b8",
     ("policy_enterprise", "persona_chat", "reasoning_trace", "legacy_7b"),
 )
-TYPED_BLIND_SETS = (BLIND7, BLIND8)
+BLIND9 = BlindSet(
+    VERDICT_CORPUS.with_name("blind9.jsonl"),
+    "b9",
+    ("frontier_concise", "helpful_uncensored", "multilingual_formal", "customer_support_bot"),
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9)
 
 
 def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
