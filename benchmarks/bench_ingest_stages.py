@@ -6,7 +6,8 @@ For each size in ``TRUSTPROBE_BENCH_HISTORY`` (default ``0,1000000``) and each b
 ``bench_service_ingest``'s ``bulk_fill``), then ``ingest_evidence`` runs in this process on 8
 batches of 5,000 records about 200 of those agents, after one warm-up batch. Printed per record:
 the process's CPU, the PostgreSQL backend's, and the CPU spent inside each stage (the functions
-in :data:`STAGES`, timed with ``time.process_time`` around each call; no profiler).
+in :data:`STAGES`, timed with ``time.process_time`` around each call, and its wall time, which
+on PostgreSQL adds the database's work the stage waits for; no profiler).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from benchmarks.postgres import throwaway_database
 
 STAGES = (
     ("trustprobe.store.evidence", None, (
+        "prepare_batch", "plan_ingestion", "ingest_in_transaction",
         "_stored_digests", "_evidence_rows", "_insert_rows", "chain_bases", "load_totals",
         "agent_items", "score_from_totals", "transition_rows", "write_transitions",
         "save_totals",
@@ -33,28 +35,37 @@ STAGES = (
     ("trustprobe.store.evidence", "Rescoring", ("read", "scores", "save")),
     ("trustprobe.store.item_readings", "AgentDecay", ("push", "sums")),
 )  # fmt: skip
-"""(module, class or ``None``, names): the functions timed, as the ingestion looks them up."""
+"""(module, class or ``None``, names): the functions timed, as the ingestion looks them up.
+
+``ingest_in_transaction`` is the CPU spent holding the organisation's lock (on SQLite the
+database's write lock), its BEGIN and commit aside; ``prepare_batch`` and ``plan_ingestion``
+run before it. Names a version does not have (``plan_ingestion`` before it existed) are left
+out, so that ``PYTHONPATH=<older tree>/src`` times that version the same way.
+"""
 BATCHES = 8
 
 
 def timed(spent: dict[str, float]) -> None:
-    """Wrap every stage so that its CPU time adds up in ``spent``."""
+    """Wrap every stage so that its CPU time adds up in ``spent``, its wall time in ``NAME~``."""
     for module_name, class_name, names in STAGES:
         owner: Any = importlib.import_module(module_name)
         if class_name is not None:
             owner = getattr(owner, class_name)
         for name in names:
-            raw = owner.__dict__[name]
+            raw = owner.__dict__.get(name)
+            if raw is None:
+                continue
             function = raw.__func__ if isinstance(raw, classmethod) else raw
 
             def wrapper(
                 *args: Any, _f: Callable[..., Any] = function, _n: str = name, **kw: Any
             ) -> Any:
-                started = time.process_time()
+                started, clock = time.process_time(), time.perf_counter()
                 try:
                     return _f(*args, **kw)
                 finally:
                     spent[_n] += time.process_time() - started
+                    spent[f"{_n}~"] += time.perf_counter() - clock
 
             setattr(owner, name, classmethod(wrapper) if isinstance(raw, classmethod) else wrapper)
 
@@ -90,12 +101,13 @@ def measure(url: str, now: datetime, history: int, spent: dict[str, float]) -> s
         store.close()
     count = BATCHES * BATCH
     stages = ", ".join(
-        f"{name} {seconds / count * 1e6:.1f}"
+        f"{name} {seconds / count * 1e6:.1f}/{spent[f'{name}~'] / count * 1e6:.1f}"
         for name, seconds in sorted(spent.items(), key=lambda item: -item[1])
+        if not name.endswith("~")
     )
     return (
         f"service {cpu / count * 1e6:.1f} µs/record, backend {backend / count * 1e6:.1f}; "
-        f"stages (µs/record): {stages}"
+        f"stages (CPU/wall µs a record): {stages}"
     )
 
 

@@ -180,12 +180,12 @@ def test_a_failed_insert_of_the_rows_leaves_nothing_half_ingested(
     cached = (store.evidence_cache.get(1), items and (items.seq, items.counts()))
     real_rows = evidence_module._evidence_rows
 
-    def clashing_rows(*args: Any, **kwargs: Any) -> tuple[int, list[tuple[Any, ...]]]:
+    def clashing_rows(*args: Any, **kwargs: Any) -> list[tuple[Any, ...]]:
         # The batch's last row reuses the first one's id: the database refuses the insert
         # (unique organisation and evidence id) after the batch was counted into the totals.
-        previous_seq, rows = real_rows(*args, **kwargs)
+        rows = real_rows(*args, **kwargs)
         first, last = rows[0], rows[-1]
-        return previous_seq, [*rows[:-1], (*last[:2], first[2], *last[3:])]
+        return [*rows[:-1], (*last[:2], first[2], *last[3:])]
 
     monkeypatch.setattr(evidence_module, "_evidence_rows", clashing_rows)
     with pytest.raises(Exception):  # noqa: B017 - the driver's integrity error

@@ -21,9 +21,21 @@ from trustprobe.store.chains import (
     evidence_link_head,
     evidence_link_tail,
 )
-from trustprobe.store.database import chunks, member_of, member_of_parameter, write_transaction
+from trustprobe.store.database import (
+    chunks,
+    member_of,
+    member_of_parameter,
+    read_transaction,
+    write_transaction,
+)
 from trustprobe.store.evidence_cache import CacheUpdates, EvidenceCache, ItemCache, PendingItems
-from trustprobe.store.history import Rescore, chain_bases, transition_rows, write_transitions
+from trustprobe.store.history import (
+    ChainBases,
+    Rescore,
+    chain_bases,
+    transition_rows,
+    write_transitions,
+)
 from trustprobe.store.item_readings import AgentDecay, readings_of
 from trustprobe.store.keys import check_organisation_name, ensure_organisation
 from trustprobe.store.models import EvidenceSource, IngestResult, RecordNote, RecordRejection
@@ -184,8 +196,13 @@ def ingest_evidence(
 
     Everything happens in one transaction: on any error nothing is stored. ``positions``
     numbers the records in rejections (default: their 0-based index).
+
+    The write is worked out before the write lock is taken (:func:`plan_ingestion`), against
+    the organisation's chain as it stands then; under the lock the plan is used only if that
+    chain and the agents' score chains are still what it was built on, else it is made again.
     """
     batch = prepare_batch(store, records, now=now, positions=positions)
+    plan = plan_ingestion(store, batch, organisation=organisation, now=now, source=source)
     cached = CacheUpdates()
     with write_transaction(store.engine) as connection:
         result = ingest_in_transaction(
@@ -196,6 +213,7 @@ def ingest_evidence(
             now=now,
             source=source,
             cache_updates=cached,
+            plan=plan,
         )
     cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
     return result
@@ -221,6 +239,84 @@ def lock_organisation(connection: Connection, organisation: str, *, now: datetim
     return organisation_id
 
 
+ChainHead = tuple[int, str] | None
+"""The seq and row hash of an organisation's last evidence row (``None``: no rows yet)."""
+
+
+@dataclass
+class IngestPlan:
+    """Everything a batch's write inserts, worked out against one reading of the store.
+
+    Built on the organisation's evidence chain ending at ``head`` and, for the accepted
+    records' agents, on the score chains in ``bases``: its rows, chain hashes, totals, scores
+    and transitions are exactly what the write computes from the same reading. Whether a
+    record is new, the stored totals and the evidence chain change only when the
+    organisation's evidence chain grows (evidence is append-only, and the totals are written
+    with the rows that change them); the agents' transitions also change when a review is
+    decided, so those are compared apart (:meth:`holds`).
+    """
+
+    organisation_id: int
+    head: ChainHead
+    accepted: list[_Prepared]
+    rejected: list[RecordRejection]
+    ignored: list[RecordNote]
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rescoring: Rescoring | None = None
+    bases: ChainBases | None = None
+    transitions: list[dict[str, Any]] = field(default_factory=list)
+
+    def holds(self, connection: Connection, organisation_id: int, head: ChainHead) -> bool:
+        """Whether the plan is still the write's, read under the organisation's lock."""
+        if organisation_id != self.organisation_id or head != self.head:
+            return False
+        if self.bases is None:
+            return True
+        return chain_bases(connection, list(self.bases_for)) == self.bases
+
+    @property
+    def bases_for(self) -> list[int]:
+        """The agents whose score chains the plan's transitions extend, in order."""
+        return [int(row["agent_pk"]) for row in self.transitions]
+
+
+def plan_ingestion(
+    store: TrustStore,
+    batch: PreparedBatch,
+    *,
+    organisation: str,
+    now: datetime,
+    source: EvidenceSource,
+    probe_run_id: int | None = None,
+) -> IngestPlan | None:
+    """Work out a batch's write before the write lock, from a read of the store (no writes).
+
+    ``None`` when the organisation or one of the batch's agents does not exist yet (creating
+    them needs the lock): the write then works everything out under the lock, as it does when
+    the plan no longer holds. A plan costs the batch's reads and computations once more only
+    when another write of the same organisation comes between it and the lock.
+    """
+    if not batch.items:
+        return None
+    with read_transaction(store.engine) as connection:
+        organisation_id = connection.execute(
+            _statements(connection).organisation, {"name": organisation}
+        ).scalar_one_or_none()
+        if organisation_id is None:
+            return None
+        # The head first: on PostgreSQL each statement sees the rows committed when it starts,
+        # so anything read after the head and newer than it shows as a head that moved.
+        head = _chain_head(connection, organisation_id)
+        agent_ids = sorted({item.record.agent_id for item in batch.items})
+        agents = _agent_keys(connection, organisation_id, agent_ids)
+        if len(agents) != len(agent_ids):
+            return None
+        return _plan(
+            connection, store, batch, organisation_id, head, agents=agents, now=now,
+            source=source, probe_run_id=probe_run_id,
+        )  # fmt: skip
+
+
 def ingest_in_transaction(
     connection: Connection,
     store: TrustStore,
@@ -231,14 +327,69 @@ def ingest_in_transaction(
     source: EvidenceSource,
     probe_run_id: int | None = None,
     cache_updates: CacheUpdates | None = None,
+    plan: IngestPlan | None = None,
 ) -> IngestResult:
     """:func:`ingest_evidence` of a :func:`prepare_batch`, in a write transaction of the caller.
 
+    ``plan`` (:func:`plan_ingestion` of the same batch, source and run) is used if it still
+    holds under the organisation's lock, else everything is worked out again here.
     ``cache_updates`` collects what the caches should keep of the agents' evidence; the caller
     applies it to the store's caches once the transaction has committed (never before).
     """
-    prepared = batch.items
     organisation_id = lock_organisation(connection, organisation, now=now)
+    head = _chain_head(connection, organisation_id)
+    if plan is None or not plan.holds(connection, organisation_id, head):
+        plan = _plan(
+            connection, store, batch, organisation_id, head, agents=None, now=now,
+            source=source, probe_run_id=probe_run_id,
+        )  # fmt: skip
+    transitions: list[int] = []
+    reviews: list[int] = []
+    if plan.rescoring is not None and plan.bases is not None:
+        _insert_rows(connection, plan.rows)
+        plan.rescoring.save(
+            connection,
+            organisation_id=organisation_id,
+            evidence_seq=_last_seq(connection, organisation_id),
+            cache_updates=cache_updates,
+        )
+        appended = write_transitions(
+            connection,
+            organisation_id=organisation_id,
+            rows=plan.transitions,
+            bases=plan.bases,
+            now=now,
+        )
+        transitions = [seq for seq, _ in appended]
+        reviews = [review for _, review in appended if review is not None]
+    return IngestResult(
+        accepted=len(plan.accepted),
+        duplicate=len(batch.items) - len(plan.accepted) - len(plan.rejected),
+        rejected=plan.rejected,
+        ignored=sorted(plan.ignored, key=lambda note: note.index),
+        transitions=transitions,
+        pending_reviews=reviews,
+    )
+
+
+def _plan(
+    connection: Connection,
+    store: TrustStore,
+    batch: PreparedBatch,
+    organisation_id: int,
+    head: ChainHead,
+    *,
+    agents: dict[str, int] | None,
+    now: datetime,
+    source: EvidenceSource,
+    probe_run_id: int | None,
+) -> IngestPlan:
+    """Work out the write of ``batch`` on the chain ending at ``head``, read on ``connection``.
+
+    ``agents`` maps every agent of the batch to its key (read before the lock); ``None``
+    creates the agents not yet known (under the lock only).
+    """
+    prepared = batch.items
     stored = _stored_digests(connection, organisation_id, [p.record.id for p in prepared])
     accepted: list[_Prepared] = []
     rejected: list[RecordRejection] = []
@@ -303,74 +454,52 @@ def ingest_in_transaction(
                         "and counted by the agent's first score computed after that time",
                     )
                 )
-
-    transitions: list[int] = []
-    reviews: list[int] = []
-    if accepted:
+    plan = IngestPlan(organisation_id, head, accepted, rejected, ignored)
+    if not accepted:
+        return plan
+    if agents is None:
         agents = ensure_agents(
             connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
         )
-        previous_seq, rows = _evidence_rows(
-            connection,
-            organisation_id,
-            agents,
-            accepted,
-            now=now,
-            source=source,
-            probe_run_id=probe_run_id,
-        )
-        # Every record accepted (nearly always): the batch's agent parts hold, else they are
-        # made again from the accepted ones.
-        new_by_agent = batch.agents if len(accepted) == len(prepared) else _agent_batches(accepted)
-        rescoring = Rescoring.read(
-            connection,
-            store,
-            new_records={agents[a]: (a, part) for a, part in new_by_agent.items()},
-            previous_seq=previous_seq,
-            now=now,
-        )
-        order = sorted(new_by_agent)
-        bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
-        _insert_rows(connection, rows)
-        scores = rescoring.scores()
-        transition_rows_out = transition_rows(
-            store,
-            organisation_id=organisation_id,
-            rescores=[
-                Rescore(
-                    agent_pk=agents[agent_id],
-                    agent_id=agent_id,
-                    score=scores[agent_id],
-                    trigger=f"evidence:{len(new_by_agent[agent_id].records)} via {source.value}",
-                )
-                for agent_id in order
-            ],
-            bases=bases,
-            now=now,
-        )
-        rescoring.save(
-            connection,
-            organisation_id=organisation_id,
-            evidence_seq=_last_seq(connection, organisation_id),
-            cache_updates=cache_updates,
-        )
-        appended = write_transitions(
-            connection,
-            organisation_id=organisation_id,
-            rows=transition_rows_out,
-            bases=bases,
-            now=now,
-        )
-        transitions = [seq for seq, _ in appended]
-        reviews = [review for _, review in appended if review is not None]
-    return IngestResult(
-        accepted=len(accepted),
-        duplicate=len(prepared) - len(accepted) - len(rejected),
-        rejected=rejected,
-        ignored=sorted(ignored, key=lambda note: note.index),
-        transitions=transitions,
-        pending_reviews=reviews,
+    plan.rows = _evidence_rows(
+        organisation_id,
+        agents,
+        accepted,
+        head=head,
+        now=now,
+        source=source,
+        probe_run_id=probe_run_id,
+        dialect=connection.dialect.name,
     )
+    # Every record accepted (nearly always): the batch's agent parts hold, else they are made
+    # again from the accepted ones.
+    new_by_agent = batch.agents if len(accepted) == len(prepared) else _agent_batches(accepted)
+    plan.rescoring = Rescoring.read(
+        connection,
+        store,
+        new_records={agents[a]: (a, part) for a, part in new_by_agent.items()},
+        previous_seq=0 if head is None else head[0],
+        now=now,
+    )
+    order = sorted(new_by_agent)
+    plan.bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
+    scores = plan.rescoring.scores()
+    plan.transitions = transition_rows(
+        store,
+        organisation_id=organisation_id,
+        rescores=[
+            Rescore(
+                agent_pk=agents[agent_id],
+                agent_id=agent_id,
+                score=scores[agent_id],
+                trigger=f"evidence:{len(new_by_agent[agent_id].records)} via {source.value}",
+            )
+            for agent_id in order
+        ],
+        bases=plan.bases,
+        now=now,
+    )
+    return plan
 
 
 @dataclass
@@ -725,30 +854,33 @@ EVIDENCE_COLUMNS = (
 )
 
 
+def _chain_head(connection: Connection, organisation_id: int) -> ChainHead:
+    """The seq and row hash of the organisation's last evidence row (``None``: no rows)."""
+    head = connection.execute(
+        _statements(connection).head, {"organisation": organisation_id}
+    ).one_or_none()
+    return None if head is None else (int(head.seq), str(head.row_hash))
+
+
 def _evidence_rows(
-    connection: Connection,
     organisation_id: int,
     agents: dict[str, int],
     accepted: Sequence[_Prepared],
     *,
+    head: ChainHead,
     now: datetime,
     source: EvidenceSource,
     probe_run_id: int | None,
-) -> tuple[int, list[tuple[Any, ...]]]:
-    """The rows that append ``accepted`` to the organisation's chain, hashes computed.
-
-    Returns the seq of the organisation's last row before them (0: none) and the rows.
-    """
-    head = connection.execute(
-        _statements(connection).head, {"organisation": organisation_id}
-    ).one_or_none()
-    prev_hash = GENESIS if head is None else head.row_hash
+    dialect: str,
+) -> list[tuple[Any, ...]]:
+    """The rows that append ``accepted`` to the organisation's chain ending at ``head``."""
+    prev_hash = GENESIS if head is None else head[1]
     hashes = chain_evidence_links(
         prev_hash,
         (item.link for item in accepted),
         evidence_link_tail(source=source.value, received_at=now, probe_run_id=probe_run_id),
     )
-    received = _observed_spelling(connection.dialect.name)(now)
+    received = _observed_spelling(dialect)(now)
     arrived_by = source.value  # once: an enum's value is a Python-level property
     rows = []
     for item, row_hash in zip(accepted, hashes, strict=True):
@@ -757,7 +889,7 @@ def _evidence_rows(
              probe_run_id, received, prev_hash, row_hash, *item.origin)
         )  # fmt: skip
         prev_hash = row_hash
-    return (0 if head is None else int(head.seq)), rows
+    return rows
 
 
 _PG_EVIDENCE_TYPES = (
@@ -810,6 +942,7 @@ class _Statements(NamedTuple):
     """
 
     lock: Any
+    organisation: Any
     agent_keys: Any
     head: Any
     last_seq: Any
@@ -826,6 +959,7 @@ def _dialect_statements(dialect: str) -> _Statements:
         lock=select(OrganisationRow.id)
         .where(OrganisationRow.name == bindparam("name"))
         .with_for_update(),
+        organisation=select(OrganisationRow.id).where(OrganisationRow.name == bindparam("name")),
         agent_keys=select(AgentRow.agent_id, AgentRow.id).where(
             AgentRow.organisation_id == organisation,
             member_of_parameter(dialect, AgentRow.agent_id, "ids"),
@@ -854,14 +988,16 @@ def _append_evidence(
 
     Returns the seq of the organisation's last row before them (0: none) and of the last one.
     """
-    previous_seq, rows = _evidence_rows(
-        connection,
+    head = _chain_head(connection, organisation_id)
+    rows = _evidence_rows(
         organisation_id,
         agents,
         accepted,
+        head=head,
         now=now,
         source=source,
         probe_run_id=probe_run_id,
+        dialect=connection.dialect.name,
     )
     _insert_rows(connection, rows)
-    return previous_seq, _last_seq(connection, organisation_id)
+    return (0 if head is None else head[0]), _last_seq(connection, organisation_id)
