@@ -123,6 +123,8 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"(?:(?:\s+(?:yourself|easily|quickly|online|for\s+free|in\s+minutes))+\s*:"
         r"|(?:\s+(?:yourself|easily|quickly|online))*\s+by\s+(?:searching|googling|typing"
         r"|looking|running|entering|scrolling|using)\b)"
+        r"|\b(?:only|outside|beyond)\b[^.!?\n]{0,80}?,\s*(?:but|though)\s+here\s+(?:it\s+is|goes"
+        r"|you\s+go)\b"
         r"|\bif you (?:still|really) (?:want|need|wish)\b|\bif you insist\b"
         r"|\bif you decide to go ahead\b"
         r"|\b(?:for your information|since you asked|to answer (?:the|your) question)\b",
