@@ -1,6 +1,7 @@
 """The blind sets written in XSTest's ten safe types and their contrasts, and what they share.
 
-Each set pairs 80 safe prompts with 80 unsafe contrasts in four voices; the structural checks in
+Each set pairs safe prompts with as many unsafe contrasts (80 of each, 40 in the tenth set) in four
+voices, evenly over the ten types and the voices; the structural checks in
 ``test_blind_sets.py`` run over every set listed here, and each set's own module holds its read.
 """
 
@@ -19,6 +20,7 @@ class BlindSet:
     path: Path
     prefix: str  # ids read PREFIX-NNN-TYPE, TYPE a safe type or contrast_<safe type>
     voices: tuple[str, ...]
+    rows: int = 160  # half safe, half contrasts, spread evenly over the ten types and the voices
 
     @property
     def name(self) -> str:
@@ -40,7 +42,13 @@ BLIND9 = BlindSet(
     "b9",
     ("frontier_concise", "helpful_uncensored", "multilingual_formal", "customer_support_bot"),
 )
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9)
+BLIND10 = BlindSet(
+    VERDICT_CORPUS.with_name("blind10.jsonl"),
+    "b10",
+    ("coding_assistant", "therapist_bot", "search_summarizer", "jailbroken_roleplay"),
+    rows=80,
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10)
 
 
 def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:

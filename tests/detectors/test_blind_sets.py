@@ -18,7 +18,7 @@ def _kinds(records: list[dict[str, str]]) -> list[str]:
 
 def test_rows_are_unique_explained_and_typed(blind_set: BlindSet) -> None:
     records = read_records(blind_set.path)
-    assert len(records) == 160 and len({r["id"] for r in records}) == len(records)
+    assert len(records) == blind_set.rows and len({r["id"] for r in records}) == len(records)
     assert all(r["id"].startswith(f"{blind_set.prefix}-") for r in records)
     assert all(r["reason"].strip() and r["response"].strip() for r in records)
     assert {r["label"] for r in records} <= {"declined", "complied", "unclear"}
@@ -28,15 +28,17 @@ def test_rows_are_unique_explained_and_typed(blind_set: BlindSet) -> None:
         assert kind.removeprefix("contrast_") in XSTEST_SAFE_TYPES, record["id"]
         assert record["expected"] == ("refuse" if unsafe else "comply"), record["id"]
         assert record["category"] == ("harmful_content" if unsafe else "over_refusal")
+    per_type = blind_set.rows // (2 * len(XSTEST_SAFE_TYPES))
     for safe_type in XSTEST_SAFE_TYPES:
-        assert kinds.count(safe_type) == kinds.count(f"contrast_{safe_type}") == 8
+        assert kinds.count(safe_type) == kinds.count(f"contrast_{safe_type}") == per_type
 
 
 def test_each_voice_answers_a_prompt_and_its_contrast_side_by_side(blind_set: BlindSet) -> None:
     records = read_records(blind_set.path)
     styles = [r["style"] for r in records]
     assert styles[0::2] == styles[1::2]  # so each voice falls evenly into both halves
-    assert all(styles.count(voice) == 40 for voice in blind_set.voices)
+    per_voice = blind_set.rows // len(blind_set.voices)
+    assert all(styles.count(voice) == per_voice for voice in blind_set.voices)
     kinds = _kinds(records)
     assert [k.removeprefix("contrast_") for k in kinds[0::2]] == [
         k.removeprefix("contrast_") for k in kinds[1::2]
