@@ -9,7 +9,7 @@ evidence, and their full history rows, let tests compare two ways of appending t
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from functools import cache
@@ -90,6 +90,23 @@ def database(backend: str, directory: Path) -> Iterator[str]:
 
 
 @contextmanager
+def filled_twin_stores(
+    backend: str, directory: Path, fill: Callable[[TrustStore], object]
+) -> Iterator[tuple[TrustStore, TrustStore]]:
+    """Two new stores of ``backend``, each filled by ``fill`` the same way."""
+    with ExitStack() as stack:
+        stores = []
+        for name in ("first", "second"):
+            (directory / name).mkdir()
+            url = stack.enter_context(database(backend, directory / name))
+            store = open_store(url, upgrade=True)
+            stack.callback(store.close)
+            fill(store)
+            stores.append(store)
+        yield stores[0], stores[1]
+
+
+@contextmanager
 def twin_stores(
     backend: str,
     directory: Path,
@@ -99,18 +116,14 @@ def twin_stores(
     now: datetime,
 ) -> Iterator[tuple[TrustStore, TrustStore]]:
     """Two new stores of ``backend`` holding the same evidence, ingested identically."""
-    with ExitStack() as stack:
-        stores = []
-        for name in ("first", "second"):
-            (directory / name).mkdir()
-            url = stack.enter_context(database(backend, directory / name))
-            store = open_store(url, upgrade=True)
-            stack.callback(store.close)
-            ingest_evidence(
-                store, evidence, organisation=organisation, now=now, source=EvidenceSource.API
-            )
-            stores.append(store)
-        yield stores[0], stores[1]
+
+    def fill(store: TrustStore) -> None:
+        ingest_evidence(
+            store, evidence, organisation=organisation, now=now, source=EvidenceSource.API
+        )
+
+    with filled_twin_stores(backend, directory, fill) as stores:
+        yield stores
 
 
 def store_url(store: TrustStore) -> str:

@@ -7,8 +7,7 @@ the lock, and compares every stored row: evidence, totals, transitions and revie
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 from sqlalchemy import text
 
 from tests.store.conftest import NOW
-from tests.store.databases import BACKENDS, database, history_rows
+from tests.store.databases import BACKENDS, filled_twin_stores, history_rows
 from tests.store.records import eval_record, fill_two_organisations, parsed
 from trustprobe.store import (
     EvidenceSource,
@@ -25,7 +24,6 @@ from trustprobe.store import (
     TrustStore,
     decide_review,
     ingest_evidence,
-    open_store,
     verify_store,
 )
 from trustprobe.store import evidence as evidence_module
@@ -41,18 +39,11 @@ from trustprobe.store.evidence_cache import CacheUpdates
 LATER = NOW + timedelta(hours=1)
 
 
-@contextmanager
-def two_stores(backend: str, directory: Path) -> Iterator[tuple[TrustStore, TrustStore]]:
+def two_stores(
+    backend: str, directory: Path
+) -> AbstractContextManager[tuple[TrustStore, TrustStore]]:
     """Two new stores of ``backend``, each filled by :func:`fill_two_organisations`."""
-    with ExitStack() as stack:
-        stores = []
-        for name in ("planned", "locked"):
-            (directory / name).mkdir()
-            url = stack.enter_context(database(backend, directory / name))
-            store = open_store(url, upgrade=True)
-            stack.callback(store.close)
-            stores.append(fill_two_organisations(store, NOW))
-        yield stores[0], stores[1]
+    return filled_twin_stores(backend, directory, lambda store: fill_two_organisations(store, NOW))
 
 
 def _batch(*items: tuple[str, str, float]) -> list[Any]:
