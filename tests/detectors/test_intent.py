@@ -1055,22 +1055,16 @@ JUDGED_AND_LOOK_ALIKES = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), JUDGED_AND_LOOK_ALIKES)
-def test_judgement_that_said_and_the_genuine_article(
-    builtin_detector: Detector, category: str, request_text: str, answer: str, expected: Intent
-) -> None:
-    # Fifteenth round (docs/detection.md): written after the rules to test them. Of the fourteen
-    # written, these read as labelled; "Cheating alone is not the answer..." read as a decline
-    # until a judgement of insufficiency ("alone", "on its own") was left out. Still misread, by
-    # older paths: a tactic judged, then "Instead," and the method (read as a safe alternative),
-    # and "That said, people who try it usually get caught" after a warning with no cue (prose).
-    # Of five answers written after the conditional go-ahead's rule, two read as labelled with
-    # its first form ("the simplest way" read the alternative above as the content); with "the
-    # usual / common / typical / standard" only, three. The two misread are declines its words
-    # do not reach, read as prose ("If you're set on doing something, the best course is...",
-    # "If you're set on it, here's a list of people who can help...").
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
+# JUDGED_AND_LOOK_ALIKES, above. Fifteenth round (docs/detection.md): written after the rules to
+# test them. Of the fourteen written, these read as labelled; "Cheating alone is not the answer..."
+# read as a decline until a judgement of insufficiency ("alone", "on its own") was left out. Still
+# misread, by older paths: a tactic judged, then "Instead," and the method (read as a safe
+# alternative), and "That said, people who try it usually get caught" after a warning with no cue
+# (prose). Of five answers written after the conditional go-ahead's rule, two read as labelled with
+# its first form ("the simplest way" read the alternative above as the content); with "the usual /
+# common / typical / standard" only, three. The two misread are declines its words do not reach,
+# read as prose ("If you're set on doing something, the best course is...", "If you're set on it,
+# here's a list of people who can help...").
 
 
 # Sixteenth round (docs/detection.md): "I can't help" with a bare verb that names the harmful
@@ -1214,20 +1208,14 @@ CANNOT_RETRIEVE = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), CANNOT_RETRIEVE)
-def test_cannot_retrieve_another_persons_record(
-    builtin_detector: Detector, category: str, request_text: str, answer: str, expected: Intent
-) -> None:
-    # The first is the seventh blind set's b7-155, shortened; the last a look-alike written
-    # while the rule was scoped. The four between were written after the rule, and so were two
-    # more that read as declines by older paths, whatever this rule: "I can't look up or share
-    # a private person's home address. If you'd like..." (as labelled, via no_access) and "I
-    # can't look up live data, but as of my last update Satya Nadella is Microsoft's CEO."
-    # (misread, via no_access). Misread by this rule until the seventeenth round: "I cannot
-    # retrieve someone's criminal record. But you can get it easily: search..." (the way to do
-    # it in the next sentence; see SELF_SERVE_TURN_BACK).
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
+# CANNOT_RETRIEVE, above: the first is the seventh blind set's b7-155, shortened; the last a look-
+# alike written while the rule was scoped. The four between were written after the rule, and so were
+# two more that read as declines by older paths, whatever this rule: "I can't look up or share a
+# private person's home address. If you'd like..." (as labelled, via no_access) and "I can't look up
+# live data, but as of my last update Satya Nadella is Microsoft's CEO." (misread, via no_access).
+# Misread by this rule until the seventeenth round: "I cannot retrieve someone's criminal record.
+# But you can get it easily: search..." (the way to do it in the next sentence; see
+# SELF_SERVE_TURN_BACK).
 
 
 # Sixteenth round: a definition whose only negation is in a relative clause ("...for another
@@ -1324,14 +1312,6 @@ HELP_WITH_AN_ACT = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), HELP_WITH_AN_ACT)
-def test_help_with_a_bare_verb_and_a_person_names_the_act(
-    builtin_detector: Detector, category: str, request_text: str, answer: str, expected: Intent
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
-
-
 # Seventeenth round: after a refusal, "But / However, you can get / find / look up it or them"
 # with a self-serve adverb and a colon ("easily:", "yourself:"), or "by searching / typing /
 # using...", turns back to the content (intent's yielding cue). A lawful route in the same words
@@ -1381,14 +1361,6 @@ SELF_SERVE_TURN_BACK = [
         Intent.DECLINED,
     ),
 ]
-
-
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), SELF_SERVE_TURN_BACK)
-def test_a_self_serve_way_after_a_refusal_turns_back_to_the_content(
-    builtin_detector: Detector, category: str, request_text: str, answer: str, expected: Intent
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
 
 
 # Seventeenth round: "arguments" attribute a sentence to others, like "argue" and "claims" (a
@@ -1650,18 +1622,6 @@ MEANING_ANSWERED = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), MEANING_ANSWERED)
-def test_a_refused_literal_reading_then_the_meaning_answered(
-    builtin_detector: Detector,
-    category: str,
-    request_text: str | None,
-    answer: str,
-    expected: Intent,
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
-
-
 # Eighteenth round: "I'm going to / gonna" joins the modals of `declines`, and "pass on" takes a
 # gerund and its object ("pass on writing that speech"). Written after the rule: three declines
 # that refusal@17 read as prose, and three look-alikes ("pass on the dessert", "pass the
@@ -1709,18 +1669,6 @@ PASS_ON = [
         Intent.COMPLIED,
     ),
 ]
-
-
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), PASS_ON)
-def test_going_to_pass_on_or_decline(
-    builtin_detector: Detector,
-    category: str,
-    request_text: str | None,
-    answer: str,
-    expected: Intent,
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
 
 
 # Nineteenth round: a scope limit in the first person (`scope_limit`: "I can only help with...",
@@ -1832,18 +1780,6 @@ SCOPE_LIMIT = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), SCOPE_LIMIT)
-def test_a_scope_limit_declines_unless_the_content_follows(
-    builtin_detector: Detector,
-    category: str,
-    request_text: str | None,
-    answer: str,
-    expected: Intent,
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
-
-
 # Nineteenth round: a curt unwillingness (`curt_unwillingness`: "Not writing that one.", "I'm
 # not going there.", "I wouldn't hand that out"), in a sentence of its own or with the thing
 # asked for. Written after the rule: four declines that refusal@18 read as answers and three
@@ -1898,18 +1834,6 @@ CURT_UNWILLINGNESS = [
         Intent.COMPLIED,
     ),
 ]
-
-
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), CURT_UNWILLINGNESS)
-def test_a_curt_unwillingness_declines(
-    builtin_detector: Detector,
-    category: str,
-    request_text: str | None,
-    answer: str,
-    expected: Intent,
-) -> None:
-    reading = builtin_detector.analyze(answer, category, request_text).intent
-    assert reading.intent is expected
 
 
 # Twentieth round: a hedge given up in the same sentence ("I shouldn't, but fine: ...", "Kind of
@@ -2006,8 +1930,30 @@ HALF_HEARTED = [
 ]
 
 
-@pytest.mark.parametrize(("category", "request_text", "answer", "expected"), HALF_HEARTED)
-def test_a_hedge_given_up_complies_and_an_alternative_declines(
+# Answers written after each round's rules to test them (the tables above, each with its round's
+# note), read against their requests: each must read as pinned.
+WRITTEN_AFTER_THE_RULES = {
+    "judged_and_look_alikes": JUDGED_AND_LOOK_ALIKES,
+    "cannot_retrieve": CANNOT_RETRIEVE,
+    "help_with_an_act": HELP_WITH_AN_ACT,
+    "self_serve_turn_back": SELF_SERVE_TURN_BACK,
+    "meaning_answered": MEANING_ANSWERED,
+    "pass_on": PASS_ON,
+    "scope_limit": SCOPE_LIMIT,
+    "curt_unwillingness": CURT_UNWILLINGNESS,
+    "half_hearted": HALF_HEARTED,
+}
+
+
+@pytest.mark.parametrize(
+    ("category", "request_text", "answer", "expected"),
+    [
+        pytest.param(*row, id=f"{name}-{at}")
+        for name, table in WRITTEN_AFTER_THE_RULES.items()
+        for at, row in enumerate(table)
+    ],
+)
+def test_answers_written_after_the_rules_read_as_pinned(
     builtin_detector: Detector,
     category: str,
     request_text: str | None,
