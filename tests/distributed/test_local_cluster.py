@@ -236,7 +236,8 @@ def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int
     """A progress hook that SIGKILLs, once, the worker the scheduler says runs a block task.
 
     It waits for the scheduler to assign a ``trustprobe-block-*`` task rather than guessing
-    from timing, so a loaded machine delays the kill instead of killing an idle worker. The
+    from timing, so a loaded machine delays the kill instead of killing an idle worker, and it
+    freezes that worker before the kill so the block can't finish in between. The
     hook runs before the driver submits the next blocks, and the blocks in flight may all have
     finished by then (those written late, in order, behind a slow one): when no block is held
     for a few seconds, it waits for the next call, after the driver has submitted more.
@@ -249,15 +250,24 @@ def _kill_a_busy_worker(client: Client, killed: list[int]) -> Callable[[int, int
                 return str(worker)
         return None
 
+    def still_holds(victim: str) -> bool:
+        """Freeze the worker, let its last messages reach the scheduler, and ask again."""
+        os.kill(pids[victim], signal.SIGSTOP)
+        time.sleep(0.5)
+        if holder_of_a_block() == victim:
+            return True
+        os.kill(pids[victim], signal.SIGCONT)  # its block finished before the freeze
+        return False
+
     def progress(done: int, total: int) -> None:
         if killed or done == total:
             return
         deadline = time.monotonic() + 5
-        while (victim := holder_of_a_block()) is None:
+        while (victim := holder_of_a_block()) is None or not still_holds(victim):
             if time.monotonic() > deadline:
                 return  # nothing in flight now: the next call comes after more are submitted
             time.sleep(0.01)
-        os.kill(pids[victim], signal.SIGKILL)
+        os.kill(pids[victim], signal.SIGKILL)  # a frozen worker can't finish the block first
         killed.append(pids[victim])
 
     return progress
