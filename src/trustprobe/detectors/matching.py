@@ -82,7 +82,11 @@ def pattern_finds(pattern: str, text: str) -> bool:
 
 
 def encode_text(text: str) -> bytes:
-    """UTF-8 bytes of ``text``; lone surrogates (not real text) become U+FFFD."""
+    """UTF-8 bytes of ``text``; a lone surrogate (not real text) becomes ``?``.
+
+    Agent text has its surrogates replaced by U+FFFD where it enters (loaders, targets); only
+    text handed straight to the library can still hold one, and it must not stop the match.
+    """
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
