@@ -48,7 +48,12 @@ BLIND10 = BlindSet(
     ("coding_assistant", "therapist_bot", "search_summarizer", "jailbroken_roleplay"),
     rows=80,
 )
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10)
+BLIND11 = BlindSet(
+    VERDICT_CORPUS.with_name("blind11.jsonl"),
+    "b11",
+    ("kids_tutor", "legal_research_assistant", "voice_assistant_terse", "medical_triage_bot"),
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11)
 
 
 def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
