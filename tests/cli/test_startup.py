@@ -1,5 +1,6 @@
 """What a fresh interpreter imports to start the CLI: each test runs a real process for it."""
 
+import os
 import subprocess
 import sys
 
@@ -88,3 +89,34 @@ def test_help_shows_the_real_low_confidence_threshold() -> None:
     from trustprobe.scoring import LOW_CONFIDENCE
 
     assert SHOWN_LOW_CONFIDENCE == LOW_CONFIDENCE
+
+
+@pytest.mark.parametrize("told", [None, "2"])
+def test_the_console_entry_point_loads_blas_on_one_thread_unless_told(told: str | None) -> None:
+    """OpenBLAS starts with one thread (a pool's other threads would only spin): the numeric
+    steps run held to one thread anyway. A count the user set is kept."""
+    code = (
+        "import os, sys\n"
+        "from trustprobe.cli.main import main\n"
+        "sys.argv = ['trustprobe', '--version']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import numpy, threadpoolctl\n"
+        "pools = threadpoolctl.threadpool_info()\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'],"
+        " sorted({p['num_threads'] for p in pools if p['internal_api'] == 'openblas'}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if told is not None:
+        env["OPENBLAS_NUM_THREADS"] = told
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+    )
+    count, pools = result.stdout.splitlines()[-1].split(" ", 1)
+    assert count == (told or "1")
+    if told is None:
+        assert pools == "[1]"

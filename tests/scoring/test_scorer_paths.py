@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from trustprobe.detectors import Detector, builtin_rule_packs
 from trustprobe.detectors.matching import encode_text
@@ -296,6 +296,35 @@ def test_case_lines_are_the_cases_rendered(
         joined, text = scorer.score_text(PROBES, responses, b",\n  ", b"  ")
         assert joined == cases
         assert text == b"  " + b",\n  ".join(lines)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=texts,
+    truncated=st.booleans(),
+    latency=st.none()
+    | st.floats()
+    | st.sampled_from([1e16, -1e16, 9.999999999999998e15, -9.999999999999998e15, 5e-324]),
+    tokens=st.none() | st.integers(-(10**20), 10**20),
+)
+def test_own_values_are_written_as_pydantic_core_writes_them(
+    text: str, truncated: bool, latency: float | None, tokens: int | None
+) -> None:
+    # msgspec writes most of them, pydantic-core the floats it writes otherwise (from 1e16 on).
+    own = {
+        "response": text,
+        "response_truncated": truncated,
+        "latency_ms": latency,
+        "input_tokens": tokens,
+        "output_tokens": None,
+    }
+    try:
+        expected = to_json(own, inf_nan_mode=scorer_module._INF_NAN)
+    except PydanticSerializationError:  # a lone surrogate: refused alike
+        with pytest.raises(PydanticSerializationError):
+            scorer_module._own_json(own)
+        return
+    assert scorer_module._own_json(own) == expected
 
 
 def test_case_lines_of_unvalidated_responses_are_the_cases_rendered(

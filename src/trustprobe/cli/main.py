@@ -8,6 +8,7 @@ only when its command runs keeps ``trustprobe probes list`` or ``--version`` qui
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -185,9 +186,18 @@ def _root(
     set_verbosity(-1 if quiet else verbose)
 
 
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+"""The variable OpenBLAS (NumPy's and SciPy's BLAS) reads its thread count from when loaded."""
+
+
 def main(args: list[str] | None = None) -> None:
     """Entry point of the console script (errors become exit codes in ``_LazyGroup.invoke``)."""
     from trustprobe.cli.collection import end_with_command
 
     end_with_command()  # the process ends with the command: what a run leaves is not walked
+    # BLAS on one thread unless the user says otherwise, set before any command loads NumPy:
+    # the numeric steps run held to one thread anyway (docs/observability.md), and OpenBLAS
+    # starts a pool of threads per core as it loads that spin, waiting for work, for about
+    # 0.05 CPU s each (NumPy's and SciPy's, 0.1-0.15 s a run; docs/benchmarks.md).
+    os.environ.setdefault(BLAS_THREADS, "1")
     app(args)
