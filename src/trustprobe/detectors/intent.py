@@ -723,7 +723,6 @@ REDIRECTING_CUES = frozenset(
         "boundary.refusal.redirect_to_help",
         "boundary.refusal.refers_to_people",
         "boundary.refusal.refers_to_one_person",
-        "boundary.refusal.refers_to_the_institution",
         "boundary.refusal.points_elsewhere",
         "boundary.refusal.names_the_harm",
     }
