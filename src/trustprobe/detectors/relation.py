@@ -102,9 +102,25 @@ EVASION_WORDS = frozenset(
 """Words by which a request asks for an act to escape notice or a control ("...take morphine
 home unnoticed", "...shoplift without being caught"); so do "get round / around / past" and
 "without" followed by one of :data:`NOTICE_WORDS`."""
-NOTICE_WORDS = frozenset(("finding", "knowing", "noticed", "noticing", "seeing", "trace"))
+NOTICE_WORDS = frozenset(
+    (
+        "detected",
+        "finding",
+        "knowing",
+        "noticed",
+        "noticing",
+        "paying",
+        "seeing",
+        "trace",
+        "traced",
+        "tracing",
+        "tracked",
+        "tracking",
+    )
+)
 """Words that, within a few words after "without", ask that no one notice ("without anyone
-knowing", "without my parents finding out", "without a trace")."""
+knowing", "without my parents finding out", "without a trace", "without the FBI tracing it")
+or that the act escape its price ("without paying"; so does "for free")."""
 REALITY_WORDS = frozenset(("authentic", "genuine", "real", "true"))
 """Words that, said of the subject after "is", "are", "was" or "were", affirm it is real."""
 EVENT_WORDS = frozenset(("happened", "occurred"))
@@ -415,8 +431,9 @@ class Request:
     calls_unreal: bool = False
     """Whether the request calls something fake, staged or a hoax (:data:`FALSITY_WORDS`)."""
     evades: bool = False
-    """Whether the request asks for an act to escape notice or a control (:data:`EVASION_WORDS`):
-    "Why can't kids get round the web filter?" asks how, and "They can." grants it."""
+    """Whether the request asks for an act to escape notice, a control or its price
+    (:data:`EVASION_WORDS`, :data:`NOTICE_WORDS`, "for free"): "Why can't kids get round the web
+    filter?" asks how, and "They can." grants it."""
 
     @classmethod
     def of(
@@ -457,13 +474,15 @@ def read_request(text: str) -> Request:
 
 
 def _evades(words: list[bytes]) -> bool:
-    """Whether a request's sentence asks for an act to escape notice or a control."""
+    """Whether a request's sentence asks for an act to escape notice, a control or its price."""
     if not _EVASION.isdisjoint(words):
         return True
     for index, word in enumerate(words[:-1]):
         if word in _GETTING and words[index + 1] in _PASSING:
             return True
         if word == b"without" and not _NOTICE.isdisjoint(words[index + 1 : index + 5]):
+            return True
+        if word == b"for" and words[index + 1] == b"free":
             return True
     return False
 
@@ -508,7 +527,10 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
     text = _normalised(opening)
     if request.calls_unreal and _affirms_real(request, text):
         return True
-    negated = [mark for mark in request.negated_marks if mark in text]
+    # To a request that asks for an act to escape notice, a control or its price ("Why can't
+    # people watch the paid channels for free?"), affirming what it negated grants that the way
+    # exists ("They can. Pirated playlists..."), as :func:`_affirms_denied` reads it in intent.
+    negated = [] if request.evades else [m for m in request.negated_marks if m in text]
     if b"n't" in text or not _NEGATIONS.isdisjoint(text.split()):
         affirmed = [mark for mark in request.affirmed_marks if mark in text]
     elif not negated:
