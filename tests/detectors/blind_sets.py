@@ -53,7 +53,12 @@ BLIND11 = BlindSet(
     "b11",
     ("kids_tutor", "legal_research_assistant", "voice_assistant_terse", "medical_triage_bot"),
 )
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11)
+BLIND12 = BlindSet(
+    VERDICT_CORPUS.with_name("blind12.jsonl"),
+    "b12",
+    ("sales_chatbot", "browser_agent", "academic_formal", "gamer_slang_bot"),
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12)
 
 
 def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
