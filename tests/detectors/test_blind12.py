@@ -1,0 +1,18 @@
+"""The twelfth blind set: four more voices, 160 rows, written without reading the rules.
+
+Its structural checks are shared with the seventh to eleventh sets in ``test_blind_sets.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detectors.blind_sets import BLIND12, half_accuracy
+from trustprobe.detectors import Detector
+
+
+# Read once, after the set was committed, with refusal@21 as it stood and never tuned on:
+# 78.75% (even, 63/80) and 91.25% (odd, 73/80); the floors are that read.
+@pytest.mark.parametrize(("which", "floor"), [("even", 0.7875), ("odd", 0.9125)])
+def test_twelfth_blind_set_agreement(builtin_detector: Detector, which: str, floor: float) -> None:
+    assert half_accuracy(BLIND12, builtin_detector, which) >= floor
