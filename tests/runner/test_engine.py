@@ -160,7 +160,8 @@ def test_every_case_ends_in_exactly_one_classified_record(tmp_path: Path) -> Non
 def test_retries_zero_sends_each_case_once(tmp_path: Path) -> None:
     probes = make_probes(3)
     with FaultServer(lambda seen, nth: status(503)) as server:
-        outcome = _run(server, probes, tmp_path / "r.jsonl", retries=0)
+        # No timeout is under test: a loaded machine may take over FAST's 0.5 s to serve a 503.
+        outcome = _run(server, probes, tmp_path / "r.jsonl", retries=0, timeout=5)
         assert len(server.seen) == 3
     assert outcome.errors == {"http_503": 3}
 
