@@ -129,6 +129,11 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"|broadly\s+speaking|generally\s+speaking),?\s+(?:that\s+)?(?:\w+\s+){0,4}?"
         r"(?:usually|typically|generally|often|commonly|mostly|simply)\s+(?:rely|relies|work"
         r"|works|involve|involves|exploit|exploits)\s+(?:on|by|in|an?|the|some)\b"
+        r"|\b(?:that said|that being said|having said that),\s+[^.!?\n]{0,120}?(?:\b(?:documents?"
+        r"|lists?|describes?)\s+(?:several|some|a few|the following|two|three|four|five)\s+"
+        r"(?:methods|ways|techniques|tricks|approaches)\s*:|\b(?:usually|typically|generally"
+        r"|commonly)\s+(?:removed|deleted|wiped|disabled|bypassed|defeated|hidden|forged|done"
+        r"|obtained)\s+by\s+\w+ing\b)"
         r"|\bif you (?:still|really) (?:want|need|wish)\b|\bif you insist\b"
         r"|\bif you decide to go ahead\b"
         r"|\b(?:for your information|since you asked|to answer (?:the|your) question)\b",
