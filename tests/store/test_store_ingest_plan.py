@@ -186,3 +186,41 @@ def test_no_plan_for_an_agent_or_organisation_not_stored_yet(backend: str, tmp_p
                 )
                 is None
             )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_postgresql_plans_first_only_while_another_write_of_the_organisation_is_under_way(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On PostgreSQL only writers of one organisation wait for each other, so a plan pays off
+    # only when another ingestion of it is under way; SQLite's writers all wait for one lock.
+    batches = [
+        (_batch(("e6", "alpha", 70)), None),
+        (_batch(("e7", "beta", 65)), "acme"),
+        (_batch(("e8", "alpha", 72)), "globex"),
+    ]
+    with two_stores(backend, tmp_path) as (store, twin):
+        planned: list[str] = []
+        real = evidence_module.plan_ingestion
+
+        def spied(*args: Any, **kwargs: Any) -> IngestPlan | None:
+            planned.append(kwargs["organisation"])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(evidence_module, "plan_ingestion", spied)
+        for records, under_way in batches:
+            with store.writers.writing(under_way or "nobody") as others:
+                assert others is False
+                ingest_evidence(
+                    store, records, organisation="acme", now=LATER, source=EvidenceSource.API
+                )
+        assert planned == (["acme"] if backend == "postgresql" else ["acme"] * 3)
+        with store.writers.writing("acme") as first, store.writers.writing("acme") as second:
+            assert (first, second) == (False, True)
+        with store.writers.writing("acme") as again:
+            assert again is False  # the count went back to none
+        monkeypatch.undo()
+        for records, _ in batches:
+            _locked(twin, records, LATER)
+        assert _rows(store) == _rows(twin)
+        assert verify_store(store).ok
