@@ -178,16 +178,21 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
 
 
 def vacuum(engine: Any) -> None:
-    """``VACUUM ANALYZE`` the tables a bulk fill wrote, as autovacuum would have by now.
+    """Compact the tables a bulk fill rewrote and ``ANALYZE`` them, leaving no bulk-only bloat.
 
-    Each bulk transaction rewrites every agent's totals row, leaving a dead copy of each; on a
-    server running without autovacuum they would stay, and every later ingestion's read of the
-    totals would scan them (docs/benchmarks.md, "10 million rows of history").
+    Each bulk transaction rewrites every agent's totals row (and agent row), leaving a dead
+    copy of each: tens of thousands of pages for rows that fit in a few hundred, which every
+    later ingestion's read of the totals would scan, and which vacuum alone frees but does not
+    give back (docs/benchmarks.md, "Ten million rows of history"). Both tables are small, so
+    ``VACUUM FULL`` rewrites them in moments; the evidence is insert-only.
     """
     with engine.connect() as connection:
         connection = connection.execution_options(isolation_level="AUTOCOMMIT")
-        for table in ("score_totals", "agents", "evidence"):
-            connection.exec_driver_sql(f"VACUUM ANALYZE {table}")
+        for statement in (
+            "VACUUM FULL ANALYZE score_totals", "VACUUM FULL ANALYZE agents",
+            "VACUUM ANALYZE evidence",
+        ):  # fmt: skip
+            connection.exec_driver_sql(statement)
 
 
 def _prepared(store: Any, batch: list[Any], now: datetime) -> list[Any]:
