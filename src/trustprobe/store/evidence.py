@@ -200,28 +200,21 @@ def ingest_evidence(
     The write is worked out before the write lock is taken (:func:`plan_ingestion`), against
     the organisation's chain as it stands then; under the lock the plan is used only if that
     chain and the agents' score chains are still what it was built on, else it is made again.
-    On PostgreSQL, where organisations write in parallel and only writers of the same one wait
-    for each other, it is worked out first only when another ingestion of the organisation is
-    under way in this process (``store.writers``): otherwise nothing would overlap it, and its
-    read transaction would only add to the batch's CPU.
     """
     batch = prepare_batch(store, records, now=now, positions=positions)
-    with store.writers.writing(organisation) as others:
-        plan = None
-        if others or store.backend != "postgresql":
-            plan = plan_ingestion(store, batch, organisation=organisation, now=now, source=source)
-        cached = CacheUpdates()
-        with write_transaction(store.engine) as connection:
-            result = ingest_in_transaction(
-                connection,
-                store,
-                batch,
-                organisation=organisation,
-                now=now,
-                source=source,
-                cache_updates=cached,
-                plan=plan,
-            )
+    plan = plan_ingestion(store, batch, organisation=organisation, now=now, source=source)
+    cached = CacheUpdates()
+    with write_transaction(store.engine) as connection:
+        result = ingest_in_transaction(
+            connection,
+            store,
+            batch,
+            organisation=organisation,
+            now=now,
+            source=source,
+            cache_updates=cached,
+            plan=plan,
+        )
     cached.apply(store.evidence_cache, store.item_cache)  # only now: the rows are committed
     return result
 

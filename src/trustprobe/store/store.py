@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -24,34 +22,6 @@ ORGANISATION_ENV = "TRUSTPROBE_ORG"
 """Environment variable the CLI reads the organisation from when ``--org`` is not given."""
 
 
-class OrganisationWriters:
-    """The ingestions of each organisation under way in this process (thread-safe)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count: dict[str, int] = {}
-
-    @contextmanager
-    def writing(self, organisation: str) -> Iterator[bool]:
-        """Count one ingestion of ``organisation`` while the block runs.
-
-        Yields whether another was already under way (holding the organisation's lock, waiting
-        for it, or about to).
-        """
-        with self._lock:
-            others = self._count.get(organisation, 0)
-            self._count[organisation] = others + 1
-        try:
-            yield others > 0
-        finally:
-            with self._lock:
-                left = self._count[organisation] - 1
-                if left:
-                    self._count[organisation] = left
-                else:
-                    del self._count[organisation]
-
-
 @dataclass(frozen=True)
 class TrustStore:
     """An open store: where it is, and how scores are computed when evidence arrives."""
@@ -66,10 +36,6 @@ class TrustStore:
     """Parsed evidence kept between rescorings of this process (see evidence_cache.py)."""
     item_cache: ItemCache = field(default_factory=ItemCache, compare=False, repr=False)
     """Item readings kept between rescorings of this process, for decayed sums."""
-    writers: OrganisationWriters = field(
-        default_factory=OrganisationWriters, compare=False, repr=False
-    )
-    """Ingestions under way in this process, by organisation (whether to plan one first)."""
 
     @property
     def backend(self) -> str:
