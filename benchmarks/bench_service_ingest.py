@@ -27,6 +27,15 @@ grows the history about N agents (of which the measured batches touch the first 
 by appending rows and totals straight to the tables, without rescoring (:func:`bulk_fill`):
 the way to reach millions of rows in minutes.
 
+Millions of rows take minutes to seed even in bulk (about 45 µs a row on this machine), so a
+history can be seeded once and measured many times: ``python -m benchmarks.bench_service_ingest
+bulk URL 0 ROWS NOW AGED AGENTS`` seeds it (:func:`bulk_fill`; ``AGED`` as above, ``NOW`` an ISO
+time), and ``TRUSTPROBE_BENCH_DATABASE=URL`` then measures on that database, as it is, every
+version in turn (``TRUSTPROBE_BENCH_ROUNDS`` rounds, default 1, each version once a round): the
+backend is the URL's, ``TRUSTPROBE_BENCH_HISTORY`` and the backends are ignored, the history is
+the rows found in it, and nothing is dropped afterwards. All versions must share its schema
+revision. The rows a measurement adds (a few tens of thousands) stay.
+
 A platform's load is several organisations at once: ``TRUSTPROBE_BENCH_CLIENTS=N`` (default 1)
 posts from N clients in parallel, each for an organisation of its own (the first is the one
 with the history), ``TRUSTPROBE_BENCH_WORKERS=W`` serves with ``--workers W``,
@@ -162,8 +171,28 @@ def bulk_fill(url: str, start: int, stop: int, now_text: str, aged: str, agents:
                     add_records(totals.setdefault(pk, {}), mine, config, evidence_seq=last_seq)
                 save_totals(connection, organisation_id, totals, key=key)
             print(f"bulk {first + size:,d} rows", file=sys.stderr, flush=True)
+        if store.engine.dialect.name == "postgresql":
+            vacuum(store.engine)
     finally:
         store.close()
+
+
+def vacuum(engine: Any) -> None:
+    """Compact the tables a bulk fill rewrote and ``ANALYZE`` them, leaving no bulk-only bloat.
+
+    Each bulk transaction rewrites every agent's totals row (and agent row), leaving a dead
+    copy of each: tens of thousands of pages for rows that fit in a few hundred, which every
+    later ingestion's read of the totals would scan, and which vacuum alone frees but does not
+    give back (docs/benchmarks.md, "Ten million rows of history"). Both tables are small, so
+    ``VACUUM FULL`` rewrites them in moments; the evidence is insert-only.
+    """
+    with engine.connect() as connection:
+        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        for statement in (
+            "VACUUM FULL ANALYZE score_totals", "VACUUM FULL ANALYZE agents",
+            "VACUUM ANALYZE evidence",
+        ):  # fmt: skip
+            connection.exec_driver_sql(statement)
 
 
 def _prepared(store: Any, batch: list[Any], now: datetime) -> list[Any]:
@@ -208,6 +237,9 @@ class Version:
     source: Path | None
     url: str
     history: int = 0
+    shared: bool = False
+    """Whether the database is shared with the other versions (``TRUSTPROBE_BENCH_DATABASE``):
+    its history is then read from it before each measurement."""
 
     def env(self) -> dict[str, str]:
         path = str(self.source) if self.source is not None else str(ROOT / "src")
@@ -332,6 +364,8 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     batches = max(1, MEASURE_BATCHES * BATCH // load.batch)
+    if version.shared:  # the ids below must not repeat another version's
+        version.history = stored_history(version.url)
     try:
         wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve", log)
         seed = version.history + 7
@@ -412,13 +446,25 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
         log.unlink()
 
 
+def stored_history(url: str) -> int:
+    """The evidence rows in the database at ``url`` (the highest seq: rows are never deleted)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT max(seq) FROM evidence")).scalar() or 0)
+    finally:
+        engine.dispose()
+
+
 def _database_cpu(url: str) -> dict[int, float] | None:
     """CPU seconds of each PostgreSQL backend connected with ``url`` (``None``: SQLite)."""
     if not url.startswith("postgresql"):
         return None
     from sqlalchemy import create_engine, text
 
-    name = url.rsplit("application_name=", 1)[1]
+    name = url.rsplit("application_name=", 1)[1].split("&", 1)[0]
     engine = create_engine(POSTGRES)
     try:
         with engine.connect() as connection:
@@ -523,6 +569,45 @@ def run_backend(
             drop_schemas(schemas)
 
 
+def run_seeded(url: str, baseline: tuple[str, Path] | None, rounds: int) -> None:
+    """Measure this tree and ``baseline`` in turn, ``rounds`` times, on the database at ``url``."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    backend = "postgresql" if url.startswith("postgresql") else "sqlite"
+    if backend == "postgresql":  # finds its backends (_database_cpu)
+        url += f"{'&' if '?' in url else '?'}application_name=tp_bench_seeded"
+    versions = [
+        Version(name, source, url, shared=True)
+        for name, source in (("totals", None), *([baseline] if baseline else []))
+    ]
+    load = Load.from_environment()
+    for version in versions:
+        check_serves(version, load)
+    keys = {
+        v.name: {
+            organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
+            for organisation in load.organisations()
+        }
+        for v in versions
+    }
+    for number in range(1, rounds + 1):
+        for version in versions:
+            history = stored_history(url)
+            got = measure(version, now, keys[version.name], load)
+            database = (
+                ""
+                if got.database_cpu is None
+                else f", database {got.database_cpu / got.records * 1e6:5.1f}"
+            )
+            print(
+                f"{backend:10s} {version.name:15s} round {number} history {history:11,d}: "
+                f"{got.records:6,d} records in {got.wall:6.2f} s = "
+                f"{got.records / got.wall:9,.0f} records/s; server CPU "
+                f"{got.server_cpu / got.records * 1e6:6.1f} µs/record{database}, "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("TRUSTPROBE_BENCH_HISTORY", "0,100000,1000000").split(",")
@@ -545,6 +630,10 @@ def main() -> None:
         # Named by its commit when one is chosen; the default is the version before the totals.
         name = commit if os.environ.get("TRUSTPROBE_BENCH_BEFORE") else "full recompute"
         baseline = None if tree is None else (str(name), tree)
+        seeded = os.environ.get("TRUSTPROBE_BENCH_DATABASE")
+        if seeded:
+            run_seeded(seeded, baseline, int(os.environ.get("TRUSTPROBE_BENCH_ROUNDS") or 1))
+            return
         for backend in backends:
             run_backend(backend, sizes, baseline, work)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -9,7 +10,10 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+POSTGRES = os.environ.get(
+    "TRUSTPROBE_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+"""The server and database the benchmarks make their schemas in (``TRUSTPROBE_BENCH_POSTGRES``)."""
 
 
 def create_schema() -> tuple[str, str] | None:
