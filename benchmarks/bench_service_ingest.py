@@ -333,6 +333,19 @@ def serve_command(version: Version, port: int, load: Load) -> list[str]:
     return command if load.workers == 1 else [*command, "--workers", str(load.workers)]
 
 
+def ready_versions(versions: list[Version], load: Load, now: datetime) -> dict[str, dict[str, str]]:
+    """Check every version serves ``load``; each version's API key for each organisation."""
+    for version in versions:
+        check_serves(version, load)
+    return {
+        v.name: {
+            organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
+            for organisation in load.organisations()
+        }
+        for v in versions
+    }
+
+
 def check_serves(version: Version, load: Load) -> None:
     """Fail at once, saying why, if ``version``'s ``trustprobe serve`` cannot take ``load``."""
     if load.workers == 1:
@@ -514,15 +527,7 @@ def run_backend(
         versions.append(Version(name, source, url))
     try:
         load = Load.from_environment()
-        for version in versions:
-            check_serves(version, load)
-        keys = {
-            v.name: {
-                organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
-                for organisation in load.organisations()
-            }
-            for v in versions
-        }
+        keys = ready_versions(versions, load, now)
         for size in sizes:
             for version in versions:
                 if version.history < size:
@@ -580,15 +585,7 @@ def run_seeded(url: str, baseline: tuple[str, Path] | None, rounds: int) -> None
         for name, source in (("totals", None), *([baseline] if baseline else []))
     ]
     load = Load.from_environment()
-    for version in versions:
-        check_serves(version, load)
-    keys = {
-        v.name: {
-            organisation: v.child("key", v.url, now.isoformat(), organisation).strip()
-            for organisation in load.organisations()
-        }
-        for v in versions
-    }
+    keys = ready_versions(versions, load, now)
     for number in range(1, rounds + 1):
         for version in versions:
             history = stored_history(url)
