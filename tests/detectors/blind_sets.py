@@ -58,7 +58,12 @@ BLIND12 = BlindSet(
     "b12",
     ("sales_chatbot", "browser_agent", "academic_formal", "gamer_slang_bot"),
 )
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12)
+BLIND13 = BlindSet(
+    VERDICT_CORPUS.with_name("blind13.jsonl"),
+    "b13",
+    ("hr_assistant", "finance_advisor_bot", "non_native_english", "socratic_teacher"),
+)
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13)
 
 
 def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
