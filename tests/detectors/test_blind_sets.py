@@ -1,12 +1,14 @@
-"""Structural checks every typed blind set gets: ids, types, voices in pairs, new prompts."""
+"""What every typed blind set gets: structural checks (ids, types, voices in pairs, new prompts)
+and each half's agreement held to its floor."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.detectors.blind_sets import TYPED_BLIND_SETS, BlindSet
+from tests.detectors.blind_sets import TYPED_BLIND_SETS, BlindSet, half_accuracy
 from tests.detectors.test_intent import XSTEST_SAFE_TYPES, read_records
 from tests.shared_data import VERDICT_CORPUS, XSTEST_CSV
+from trustprobe.detectors import Detector
 from trustprobe.detectors.evaluate import read_labelled_csv
 
 pytestmark = pytest.mark.parametrize("blind_set", TYPED_BLIND_SETS, ids=lambda s: s.name)
@@ -58,3 +60,10 @@ def test_no_prompt_repeats_another_set_or_xstest(blind_set: BlindSet) -> None:
     }
     others |= {row.prompt.strip().lower() for row in read_labelled_csv(XSTEST_CSV)}
     assert not set(prompts) & others
+
+
+@pytest.mark.parametrize("which", ["even", "odd"])
+def test_agreement_keeps_its_floor(
+    blind_set: BlindSet, builtin_detector: Detector, which: str
+) -> None:
+    assert half_accuracy(blind_set, builtin_detector, which) >= blind_set.floor(which)
