@@ -237,9 +237,6 @@ class Version:
     source: Path | None
     url: str
     history: int = 0
-    shared: bool = False
-    """Whether the database is shared with the other versions (``TRUSTPROBE_BENCH_DATABASE``):
-    its history is then read from it before each measurement."""
 
     def env(self) -> dict[str, str]:
         path = str(self.source) if self.source is not None else str(ROOT / "src")
@@ -321,6 +318,19 @@ class Measured:
     database_cpu: float | None
     client_cpu: float
 
+    def line(self) -> str:
+        """Records, wall time, rate, and CPU a record of the server (and database)."""
+        database = (
+            ""
+            if self.database_cpu is None
+            else f", database {self.database_cpu / self.records * 1e6:5.1f}"
+        )
+        return (
+            f"{self.records:6,d} records in {self.wall:6.2f} s = "
+            f"{self.records / self.wall:9,.0f} records/s; server CPU "
+            f"{self.server_cpu / self.records * 1e6:6.1f} µs/record{database}"
+        )
+
 
 def serve_command(version: Version, port: int, load: Load) -> list[str]:
     """``trustprobe serve`` for ``version``; ``--workers`` only when more than one is asked for
@@ -377,8 +387,6 @@ def measure(version: Version, now: datetime, keys: dict[str, str], load: Load) -
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     batches = max(1, MEASURE_BATCHES * BATCH // load.batch)
-    if version.shared:  # the ids below must not repeat another version's
-        version.history = stored_history(version.url)
     try:
         wait_until_serving(f"{base}/openapi.json", server, f"{version.name}: trustprobe serve", log)
         seed = version.history + 7
@@ -553,16 +561,8 @@ def run_backend(
                 history = version.history
                 got = measure(version, now, keys[version.name], load)
                 rates[version.name] = got.records / got.wall
-                database = (
-                    ""
-                    if got.database_cpu is None
-                    else f", database {got.database_cpu / got.records * 1e6:5.1f}"
-                )
                 print(
-                    f"{backend:10s} {version.name:15s} history {history:9,d}: "
-                    f"{got.records:6,d} records in {got.wall:6.2f} s = "
-                    f"{got.records / got.wall:9,.0f} records/s; server CPU "
-                    f"{got.server_cpu / got.records * 1e6:6.1f} µs/record{database}, "
+                    f"{backend:10s} {version.name:15s} history {history:9,d}: {got.line()}, "
                     f"client {got.client_cpu / got.records * 1e6:4.1f}",
                     flush=True,
                 )
@@ -581,26 +581,19 @@ def run_seeded(url: str, baseline: tuple[str, Path] | None, rounds: int) -> None
     if backend == "postgresql":  # finds its backends (_database_cpu)
         url += f"{'&' if '?' in url else '?'}application_name=tp_bench_seeded"
     versions = [
-        Version(name, source, url, shared=True)
+        Version(name, source, url)
         for name, source in (("totals", None), *([baseline] if baseline else []))
     ]
     load = Load.from_environment()
     keys = ready_versions(versions, load, now)
     for number in range(1, rounds + 1):
         for version in versions:
-            history = stored_history(url)
+            # The database is shared: its ids go on from what the other versions stored.
+            history = version.history = stored_history(url)
             got = measure(version, now, keys[version.name], load)
-            database = (
-                ""
-                if got.database_cpu is None
-                else f", database {got.database_cpu / got.records * 1e6:5.1f}"
-            )
             print(
-                f"{backend:10s} {version.name:15s} round {number} history {history:11,d}: "
-                f"{got.records:6,d} records in {got.wall:6.2f} s = "
-                f"{got.records / got.wall:9,.0f} records/s; server CPU "
-                f"{got.server_cpu / got.records * 1e6:6.1f} µs/record{database}, "
-                f"load {os.getloadavg()[0]:.1f}",
+                f"{backend:10s} {version.name:15s} round {number} history "
+                f"{history:11,d}: {got.line()}, load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
 
