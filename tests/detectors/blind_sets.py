@@ -138,9 +138,9 @@ def prompts_elsewhere(path: Path) -> set[str]:
     return others | {row.prompt.strip().lower() for row in read_labelled_csv(XSTEST_CSV)}
 
 
-def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
+def half_accuracy(path: Path, detector: Detector, which: str) -> float:
     """Agreement of the detector with the labels on one half (``even``/``odd``) of a set."""
-    rows = select_rows(read_verdict_corpus(blind_set.path), which)
+    rows = select_rows(read_verdict_corpus(path), which)
     accuracy = evaluate_intent(rows, detector).accuracy
     assert accuracy is not None
     return accuracy

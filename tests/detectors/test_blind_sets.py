@@ -62,4 +62,4 @@ def test_no_prompt_repeats_another_set_or_xstest(blind_set: BlindSet) -> None:
 def test_agreement_keeps_its_floor(
     blind_set: BlindSet, builtin_detector: Detector, which: str
 ) -> None:
-    assert half_accuracy(blind_set, builtin_detector, which) >= blind_set.floor(which)
+    assert half_accuracy(blind_set.path, builtin_detector, which) >= blind_set.floor(which)
