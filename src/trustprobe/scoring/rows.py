@@ -49,15 +49,16 @@ class SharedVerdict(Protocol):
         """The case given this verdict with ``sample`` and the case's ``own`` values."""
 
 
-class LightCase:
-    """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it)."""
+class LightCase(msgspec.Struct, eq=False):
+    """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it).
 
-    __slots__ = ("own", "sample", "verdict")
+    A struct for its constructor in C: one is made for most cases of a run. Compared by
+    identity, as a plain object.
+    """
 
-    def __init__(self, verdict: SharedVerdict, sample: int, own: OwnValues) -> None:
-        self.verdict = verdict
-        self.sample = sample
-        self.own = own
+    verdict: SharedVerdict
+    sample: int
+    own: OwnValues
 
     def case(self) -> CaseScore:
         """The case, built now (equal to the one the scorer would have built)."""
