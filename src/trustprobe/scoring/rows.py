@@ -24,7 +24,8 @@ class OwnValues(msgspec.Struct, gc=False):
 
     A struct rather than a dictionary: made for every case and written as JSON for most, it
     costs less to make and to write (docs/benchmarks.md, "End to end"). Not tracked by the
-    garbage collector: it holds a response's text, flag and numbers, which refer to nothing.
+    garbage collector: a validated response's text, flag and numbers refer to nothing, so it
+    is never part of a reference cycle.
     """
 
     response: str
