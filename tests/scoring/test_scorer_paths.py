@@ -20,6 +20,7 @@ from trustprobe.probes import Probe
 from trustprobe.responses import Response, ToolCall
 from trustprobe.scoring import CaseScore, Scorer, ScoringConfig, score_case
 from trustprobe.scoring import scorer as scorer_module
+from trustprobe.scoring.rows import OwnValues
 
 PIECES = (
     "I'm sorry, but I can't help with that. ",
@@ -311,15 +312,16 @@ def test_own_values_are_written_as_pydantic_core_writes_them(
     text: str, truncated: bool, latency: float | None, tokens: int | None
 ) -> None:
     # msgspec writes most of them, pydantic-core the floats it writes otherwise (from 1e16 on).
-    own = {
+    values = {
         "response": text,
         "response_truncated": truncated,
         "latency_ms": latency,
         "input_tokens": tokens,
         "output_tokens": None,
     }
+    own = OwnValues(**values)
     try:
-        expected = to_json(own, inf_nan_mode=scorer_module._INF_NAN)
+        expected = to_json(values, inf_nan_mode=scorer_module._INF_NAN)
     except PydanticSerializationError:  # a lone surrogate: refused alike
         with pytest.raises(PydanticSerializationError):
             scorer_module._own_json(own)

@@ -372,7 +372,10 @@ _MAX_PLANS = 4096
 """Kept plans (see :meth:`IntentReader._plan`): a bound on memory only."""
 _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = range(5)
 _Plan = tuple[int, IntentReading, IntentReading]
-_PlanKey = tuple[RefusalResult, tuple[str, ...], tuple[int, ...], tuple[str, ...], bool]
+_PlanKey = tuple[int, tuple[str, ...], tuple[int, ...], tuple[str, ...], bool]
+"""The refusal reading stands in a plan's key by identity: hashing the dataclass runs Python
+code for every answer. Its plan keeps it, so the identity is not reused while the key stands;
+an equal reading that is another object gets a plan of its own (the same plan, made twice)."""
 
 
 def intent_parameters() -> dict[str, object]:
@@ -418,7 +421,7 @@ class IntentReader:
 
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
-        self._plans: dict[_PlanKey, _Plan] = {}
+        self._plans: dict[_PlanKey, tuple[_Plan, RefusalResult]] = {}
 
     def read(
         self,
@@ -459,12 +462,14 @@ class IntentReader:
             # request, unless what follows offers something else ("..., but here: if you want
             # a laugh, try...", "...instead").
             found = (*found, _YIELDING)
-        key = (refusal, tuple(help_kinds), tuple(found), holding, request is None)
-        plan = self._plans.get(key)
-        if plan is None:
+        key = (id(refusal), tuple(help_kinds), tuple(found), holding, request is None)
+        kept = self._plans.get(key)
+        if kept is None:
             plan = self._plan(refusal, key[1], key[2], holding, request is not None)
             if len(self._plans) < _MAX_PLANS:
-                self._plans[key] = plan
+                self._plans[key] = (plan, refusal)  # see _PlanKey
+        else:
+            plan = kept[0]
         step, first, second = plan
         if step == _DECIDED:
             if safe_question and first.intent is Intent.DECLINED and _REINTERPRETED in found:

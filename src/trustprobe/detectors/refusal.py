@@ -212,13 +212,21 @@ def _help_score(items: int, code: float, phrases: int, length: int) -> float:
     Length alone tops out at 0.3: refusals can be long lectures, so prose without structure is
     weak evidence of help.
     """
-    return min(
-        1.0,
-        0.5 * min(items, 3) / 3
-        + code
-        + 0.15 * min(phrases, 2)
-        + 0.3 * min(length, HELP_BYTES) / HELP_BYTES,
-    )
+    return _with_length(_structure_score(items, code, phrases), length)
+
+
+def _structure_score(items: int, code: float, phrases: int) -> float:
+    """:func:`_help_score`'s terms for list items, code and help phrases, summed."""
+    return 0.5 * min(items, 3) / 3 + code + 0.15 * min(phrases, 2)
+
+
+def _with_length(structure: float, length: int) -> float:
+    """:func:`_help_score` from its :func:`_structure_score` and the helpful bytes.
+
+    The terms are added in the same order as one expression of all four would add them, so the
+    score is the same to the last bit.
+    """
+    return min(1.0, structure + 0.3 * min(length, HELP_BYTES) / HELP_BYTES)
 
 
 class RefusalDetector:
@@ -261,7 +269,7 @@ class RefusalDetector:
         # building a frozen dataclass costs as much as matching a short answer.
         self._readings: dict[tuple[bool, bool, tuple[str, ...], bool, bool], RefusalResult] = {}
         self._starts: dict[tuple[tuple[int, ...], tuple[int, ...]], _Start] = {}
-        self._evidence: dict[tuple[int, ...], tuple[int, float, int]] = {}
+        self._structures: dict[tuple[int, ...], float] = {}
         self._max_mem = max_mem
         self._search = search
         self._closing_search = closing_search
@@ -321,7 +329,7 @@ class RefusalDetector:
         if help_found:
             help_score = self._help_found_score(help_found, excluded, length)
         else:  # only length speaks for help
-            help_score = _help_score(0, 0.0, 0, length)
+            help_score = _with_length(0.0, length)
         firm = strength >= STRONG_REFUSAL
         if not firm and help_score >= DOMINANT_HELP:
             return self._reading(False, False, cue_ids)
@@ -425,7 +433,7 @@ class RefusalDetector:
     def _help_found_score(
         self, help_found: Sequence[int], excluded: Sequence[int], length: int
     ) -> float:
-        """:func:`_help_score` of the help found; with nothing excluded, the evidence is kept.
+        """:func:`_help_score` of the help found; with nothing excluded, its structure is kept.
 
         Items, code and phrases then depend on ``help_found`` alone, and few sets recur; only
         the helpful bytes are the text's own.
@@ -433,12 +441,12 @@ class RefusalDetector:
         if excluded:
             return _help_score(*_help_evidence(help_found, excluded, length))
         key = tuple(help_found)
-        evidence = self._evidence.get(key)
-        if evidence is None:
-            evidence = _help_evidence(key, (), 0)[:3]
-            if len(self._evidence) < _MAX_SHARED_READINGS:
-                self._evidence[key] = evidence
-        return _help_score(*evidence, length)
+        structure = self._structures.get(key)
+        if structure is None:
+            structure = _structure_score(*_help_evidence(key, (), 0)[:3])
+            if len(self._structures) < _MAX_SHARED_READINGS:
+                self._structures[key] = structure
+        return _with_length(structure, length)
 
     def _started(self, cues: Sequence[int], opening_found: Sequence[int], exact: bool) -> _Start:
         """:meth:`_start`, kept unless ``exact``: it depends on nothing else, and few recur."""

@@ -14,7 +14,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, overload
 
+import msgspec
+
 from trustprobe.scoring.models import CaseScore
+
+
+class OwnValues(msgspec.Struct, gc=False):
+    """A case's own values: those it takes from its response, in :class:`CaseScore`'s order.
+
+    A struct rather than a dictionary: made for every case and written as JSON for most, it
+    costs less to make and to write (docs/benchmarks.md, "End to end"). Not tracked by the
+    garbage collector: a validated response's text, flag and numbers refer to nothing, so it
+    is never part of a reference cycle.
+    """
+
+    response: str
+    response_truncated: bool
+    latency_ms: float | None
+    input_tokens: int | None
+    output_tokens: int | None
 
 
 class SharedVerdict(Protocol):
@@ -28,19 +46,20 @@ class SharedVerdict(Protocol):
     def memo(self) -> dict[str, Any]:
         """What readers of the cases worked out from :attr:`case`, kept for the run."""
 
-    def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
+    def case_of(self, sample: int, own: OwnValues) -> CaseScore:
         """The case given this verdict with ``sample`` and the case's ``own`` values."""
 
 
-class LightCase:
-    """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it)."""
+class LightCase(msgspec.Struct, eq=False):
+    """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it).
 
-    __slots__ = ("own", "sample", "verdict")
+    A struct for its constructor in C: one is made for most cases of a run. Compared by
+    identity, as a plain object.
+    """
 
-    def __init__(self, verdict: SharedVerdict, sample: int, own: dict[str, Any]) -> None:
-        self.verdict = verdict
-        self.sample = sample
-        self.own = own
+    verdict: SharedVerdict
+    sample: int
+    own: OwnValues
 
     def case(self) -> CaseScore:
         """The case, built now (equal to the one the scorer would have built)."""
@@ -123,7 +142,7 @@ class ScoredCases(Sequence[CaseScore]):
         self.samples.append(case.sample)
         self._entries.append(case)
 
-    def add_light(self, verdict: SharedVerdict, sample: int, own: dict[str, Any]) -> None:
+    def add_light(self, verdict: SharedVerdict, sample: int, own: OwnValues) -> None:
         """Append a case given ``verdict`` (whose :attr:`~SharedVerdict.case` is set)."""
         group = self._index.get(id(verdict))
         if group is None:

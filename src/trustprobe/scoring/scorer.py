@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
 import msgspec
+from msgspec.structs import asdict
 from pydantic_core import to_json
 
 from trustprobe.detectors import Analysis, Detector, PatternSet
@@ -29,7 +30,7 @@ from trustprobe.responses.models import Response, ToolCall
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
-from trustprobe.scoring.rows import ScoredCases
+from trustprobe.scoring.rows import OwnValues, ScoredCases
 
 # Verdicts kept for reuse per probe, a few KB each with their representative case: a bound on
 # memory, not on correctness. With rules x10 a probe meets 88 verdicts on average in 200,000
@@ -55,7 +56,7 @@ _PLAIN_FLOATS = 1e16
 _FIELD_NAMES = tuple(CaseScore.model_fields)
 # The fields a case takes from its response, after the verdict's and before the calls', in the
 # model's order; a case's JSON line is its verdict's text with these (and the sample) put in.
-_OWN_FIELDS = ("response", "response_truncated", "latency_ms", "input_tokens", "output_tokens")
+_OWN_FIELDS = OwnValues.__struct_fields__
 _OWN_AT = _FIELD_NAMES.index(_OWN_FIELDS[0])
 if _FIELD_NAMES[_OWN_AT : _OWN_AT + len(_OWN_FIELDS)] != _OWN_FIELDS:
     raise RuntimeError("CaseScore's own fields are no longer together in this order")
@@ -168,7 +169,7 @@ class _Reached:
     memo: dict[str, Any] = field(default_factory=dict)
     """What readers of the cases worked out from :attr:`case` (see ``ScoredCases.memos``)."""
 
-    def fields_of(self, sample: int, own: dict[str, Any]) -> dict[str, Any]:
+    def fields_of(self, sample: int, own: OwnValues) -> dict[str, Any]:
         """A case's fields: the verdict's, with ``sample``, fresh lists and ``own`` values."""
         verdict = self.verdict
         fields = self.fields.copy()
@@ -177,10 +178,15 @@ class _Reached:
         fields["matched_unsafe_patterns"] = list(verdict.unsafe_ids)
         fields["detected_failure_modes"] = list(verdict.modes)
         fields["verdict_cues"] = list(verdict.cues)
-        fields.update(own)
+        # One by one: a third of the time of a dictionary of them made and merged.
+        fields["response"] = own.response
+        fields["response_truncated"] = own.response_truncated
+        fields["latency_ms"] = own.latency_ms
+        fields["input_tokens"] = own.input_tokens
+        fields["output_tokens"] = own.output_tokens
         return fields
 
-    def case_of(self, sample: int, own: dict[str, Any]) -> CaseScore:
+    def case_of(self, sample: int, own: OwnValues) -> CaseScore:
         """The case that made no calls given this verdict, with ``sample`` and ``own`` values."""
         fields = self.fields_of(sample, own)
         _add_calls(fields, None, self.calls)
@@ -384,30 +390,35 @@ class Scorer:
         datas: list[bytes | None] = [None] * count
         founds: list[list[int]] = [_NO_FOUND] * count
         hits: list[Sequence[int]] = [_NO_POSITIONS] * count
-        own: list[int] = []  # responses for the rules' own pass
+        own: list[int] = []  # responses for the rules' own pass, and their texts
+        texts: list[bytes] = []
         for at, response in enumerate(responses):
             text = response.response
             if text is None or response.error is not None:
                 continue
             try:
-                datas[at] = text.encode()
+                data = text.encode()
             except UnicodeEncodeError:  # a lone surrogate (see encode_text)
-                datas[at] = encode_text(text)
+                data = encode_text(text)
+            datas[at] = data
             if plans[at].shared is None:
                 own.append(at)
+                texts.append(data)
             else:
-                founds[at], hits[at] = self._match(plans[at], cast(bytes, datas[at]))
-        texts = [cast(bytes, datas[at]) for at in own]
-        waiting: dict[PatternSet, list[int]] = {}
-        for at, found in zip(own, self._detector.search_all(texts), strict=True):
+                founds[at], hits[at] = self._match(plans[at], data)
+        # Each probe's signals' set with the responses and texts it meets.
+        waiting: dict[PatternSet, tuple[list[int], list[bytes]]] = {}
+        for at, data, found in zip(own, texts, self._detector.search_all(texts), strict=True):
             founds[at] = found
             signals = plans[at].signals
             if signals is not None:
-                waiting.setdefault(signals, []).append(at)
-        for signals, group in waiting.items():
-            for at, positions in zip(
-                group, signals.search_many([cast(bytes, datas[at]) for at in group]), strict=True
-            ):
+                meeting = waiting.get(signals)
+                if meeting is None:
+                    meeting = waiting[signals] = ([], [])
+                meeting[0].append(at)
+                meeting[1].append(data)
+        for signals, (group, group_texts) in waiting.items():
+            for at, positions in zip(group, signals.search_many(group_texts), strict=True):
                 hits[at] = positions
         return datas, founds, hits
 
@@ -467,13 +478,13 @@ class Scorer:
                 plan.verdicts[key] = reached
         sample = response.sample
         limit = self._excerpt
-        own = {  # in the order of _OWN_FIELDS
-            "response": text[:limit],
-            "response_truncated": len(text) > limit,
-            "latency_ms": response.latency_ms,
-            "input_tokens": response.input_tokens,
-            "output_tokens": response.output_tokens,
-        }
+        own = OwnValues(
+            text[:limit],
+            len(text) > limit,
+            response.latency_ms,
+            response.input_tokens,
+            response.output_tokens,
+        )
         if tool_calls is None:  # most cases: the call fields follow from the verdict's key
             light = reached.light
             if (
@@ -543,8 +554,9 @@ class Scorer:
         """
         by_id = {p.id: p for p in probes}
         responses = list(responses)
-        plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(r.probe_id for r in responses)}
-        plans = [plan_of[r.probe_id] for r in responses]
+        ids = [r.probe_id for r in responses]
+        plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(ids)}
+        plans = [plan_of[i] for i in ids]
         judged = self._judged
         datas, founds, hits = self._match_all(plans, responses)
         return [
@@ -620,20 +632,20 @@ def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) 
     lines.append(_render_case(case))
 
 
-def _plain_values(sample: int, own: dict[str, Any]) -> bool:
+def _plain_values(sample: int, own: OwnValues) -> bool:
     """Whether a case's own values are of a validated response's types.
 
     Pydantic renders other values as their field's type: such a case is rendered whole.
     """
     return (
         type(sample) is int
-        and type(own["latency_ms"]) in _FLOAT_OR_NONE
-        and type(own["input_tokens"]) in _INT_OR_NONE
-        and type(own["output_tokens"]) in _INT_OR_NONE
+        and type(own.latency_ms) in _FLOAT_OR_NONE
+        and type(own.input_tokens) in _INT_OR_NONE
+        and type(own.output_tokens) in _INT_OR_NONE
     )
 
 
-def _own_json(own: dict[str, Any]) -> bytes:
+def _own_json(own: OwnValues) -> bytes:
     """The JSON object of a case's own values (``own``, of :func:`_plain_values`' types).
 
     Byte for byte pydantic-core's ``to_json``, in about half its time (docs/benchmarks.md,
@@ -642,20 +654,20 @@ def _own_json(own: dict[str, Any]) -> bytes:
     (infinities and NaN included, written as the model says) and for text that is not valid
     Unicode (a lone surrogate), which both refuse.
     """
-    latency = own["latency_ms"]
+    latency = own.latency_ms
     if latency is None or -_PLAIN_FLOATS < latency < _PLAIN_FLOATS:
         try:
             return _encode_json(own)
         except UnicodeEncodeError:
             pass
-    return to_json(own, inf_nan_mode=_INF_NAN)
+    return to_json(asdict(own), inf_nan_mode=_INF_NAN)
 
 
 def _known_parts(
     probe_parts: tuple[bytes, bytes],
     verdict_parts: tuple[bytes, bytes, bytes],
     sample: int,
-    own: dict[str, Any],
+    own: OwnValues,
 ) -> tuple[bytes, ...]:
     """A case's JSON line in parts, from its probe's and its verdict's kept parts."""
     head, texts = probe_parts
@@ -665,7 +677,7 @@ def _known_parts(
 
 
 def _plain_parts(
-    plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: dict[str, Any]
+    plan: _ProbePlan, reached: _Reached, case: CaseScore, sample: int, own: OwnValues
 ) -> tuple[bytes, ...]:
     """The JSON line of ``case`` (one that made no calls) in parts: its verdict's, values in.
 
