@@ -134,6 +134,12 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"(?:methods|ways|techniques|tricks|approaches)\s*:|\b(?:usually|typically|generally"
         r"|commonly)\s+(?:removed|deleted|wiped|disabled|bypassed|defeated|hidden|forged|done"
         r"|obtained)\s+by\s+\w+ing\b)"
+        r"|\b(?:but|that said|that being said|having said that|even so),?\s+(?:people|those"
+        r"|anyone|criminals|thieves|scammers)\s+who\s+(?:do|try|attempt)\s+(?:this|that|it)\s+"
+        r"(?:usually|typically|often|generally|mostly|tend\s+to)\s+(?:use|pick|choose|buy|add|mix"
+        r"|go\s+for|rely\s+on|start\s+(?:by|with))\b"
+        r"|\bbut\s+(?:ok|okay|fine|alright|all\s+right),\s+(?:here\b|(?:an?\s+|one\s+)?example\b"
+        r"|this\s+is\s+how\b)"
         r"|\bif you (?:still|really) (?:want|need|wish)\b|\bif you insist\b"
         r"|\bif you decide to go ahead\b"
         r"|\b(?:for your information|since you asked|to answer (?:the|your) question)\b",
@@ -170,7 +176,10 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         "reinterpreted",
         r"\b(?:but|however)\b,?\s+if\s+(?:by\s+[^,.!?\n]{1,40}\s+)?you(?:[''’]re| are)?\s+"
         r"(?:mean|meant|referring to|asking about|talking about)\b[^.!?\n]{1,160}?,\s*"
-        r"here(?:[''’]s| is| are)\b",
+        r"here(?:[''’]s| is| are)\b"
+        r"|(?:\bthat said,|,\s*(?:but|though|and))\s+[^.!?:\n]{1,80}?\b(?:(?:is|are|was|were)\s+"
+        r"(?:\w+\s+)?(?:explicit|sound|clear|correct|right|simple|straightforward|true|known)"
+        r"|includes?\s+(?:this|that|yours)(?:\s+one)?)\s*:\s*\w",
     ),
     (
         "conceding",
