@@ -161,7 +161,8 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "caveat_but",
-        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:\w+\s+){0,3}?"
+        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4},?\s+"
+        r"(?:\w+\s+){0,4}?|(?:\w+\s+){0,3}?)"
         r"(?:is|are|was|were|generally|typically|usually|in general|most|many)\b",
     ),
     (
@@ -177,9 +178,9 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"\b(?:but|however)\b,?\s+if\s+(?:by\s+[^,.!?\n]{1,40}\s+)?you(?:[''’]re| are)?\s+"
         r"(?:mean|meant|referring to|asking about|talking about)\b[^.!?\n]{1,160}?,\s*"
         r"here(?:[''’]s| is| are)\b"
-        r"|(?:\bthat said,|,\s*(?:but|though|and))\s+[^.!?:\n]{1,80}?\b(?:(?:is|are|was|were)\s+"
-        r"(?:\w+\s+)?(?:explicit|sound|clear|correct|right|simple|straightforward|true|known)"
-        r"|includes?\s+(?:this|that|yours)(?:\s+one)?)\s*:\s*\w",
+        r"|(?:\bthat said,|,\s*(?:but|though))\s[^.!?:\n]*\b(?:is|are|was|were)\s+(?:\w+\s+)?"
+        r"(?:explicit|sound|clear|correct|right|simple|straightforward|true|known)\s*:\s*\w"
+        r"|\bincludes?\s+(?:this|that|yours)(?:\s+one)?\s*:\s*\w",
     ),
     (
         "conceding",
