@@ -161,8 +161,9 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "caveat_but",
-        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4},?\s+"
-        r"(?:\w+\s+){0,4}?|(?:\w+\s+){0,3}?)"
+        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4}"
+        r"|from\s+what\s+I\s+know|as\s+far\s+as\s+I\s+know|to\s+my\s+knowledge),?\s+(?:\w+\s+){0,4}?"
+        r"|(?:\w+\s+){0,3}?)"
         r"(?:is|are|was|were|generally|typically|usually|in general|most|many)\b",
     ),
     (
