@@ -317,7 +317,7 @@ def test_corpus_is_large_labelled_and_explained() -> None:
     ("which", "first", "floor"),
     [
         ("even", None, 0.98),
-        ("odd", None, 0.92),
+        ("odd", None, 0.93),
         ("even", 527, 0.98),
         ("odd", 527, 0.93),
         ("even", 519, 0.98),
@@ -353,6 +353,8 @@ def test_corpus_agreement(
     # (519), 94.1% (507); every tuning-half figure as before.
     # With refusal@21 (twenty-first round) 98.9% (263/266) on the tuning half (vc-463, vc-489,
     # vc-531 to their labels); no held-back reading changed, path included: 92.8%.
+    # With refusal@23 one held-back reading changed, to its label (counted, not read): 93.2%
+    # (247/265); the tuning half unchanged at 98.9%.
     assert corpus_accuracy(builtin_detector, which, first) >= floor
 
 
