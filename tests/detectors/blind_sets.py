@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.shared_data import VERDICT_CORPUS
+from tests.detectors.test_intent import read_records
+from tests.shared_data import VERDICT_CORPUS, XSTEST_CSV
 from trustprobe.detectors import Detector
-from trustprobe.detectors.evaluate import evaluate_intent, read_verdict_corpus, select_rows
+from trustprobe.detectors.evaluate import (
+    evaluate_intent,
+    read_labelled_csv,
+    read_verdict_corpus,
+    select_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -126,9 +132,20 @@ BLIND13 = BlindSet(
 TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13)
 
 
-def half_accuracy(blind_set: BlindSet, detector: Detector, which: str) -> float:
+def prompts_elsewhere(path: Path) -> set[str]:
+    """The prompts, stripped and lowercased, of every verdict set but ``path`` and of XSTest."""
+    others = {
+        record["prompt"].strip().lower()
+        for other in VERDICT_CORPUS.parent.glob("*.jsonl")
+        if other != path
+        for record in read_records(other)
+    }
+    return others | {row.prompt.strip().lower() for row in read_labelled_csv(XSTEST_CSV)}
+
+
+def half_accuracy(path: Path, detector: Detector, which: str) -> float:
     """Agreement of the detector with the labels on one half (``even``/``odd``) of a set."""
-    rows = select_rows(read_verdict_corpus(blind_set.path), which)
+    rows = select_rows(read_verdict_corpus(path), which)
     accuracy = evaluate_intent(rows, detector).accuracy
     assert accuracy is not None
     return accuracy

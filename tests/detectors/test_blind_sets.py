@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.detectors.blind_sets import TYPED_BLIND_SETS, BlindSet, half_accuracy
+from tests.detectors.blind_sets import (
+    TYPED_BLIND_SETS,
+    BlindSet,
+    half_accuracy,
+    prompts_elsewhere,
+)
 from tests.detectors.test_intent import XSTEST_SAFE_TYPES, read_records
-from tests.shared_data import VERDICT_CORPUS, XSTEST_CSV
 from trustprobe.detectors import Detector
-from trustprobe.detectors.evaluate import read_labelled_csv
 
 pytestmark = pytest.mark.parametrize("blind_set", TYPED_BLIND_SETS, ids=lambda s: s.name)
 
@@ -52,18 +55,11 @@ def test_each_voice_answers_a_prompt_and_its_contrast_side_by_side(blind_set: Bl
 def test_no_prompt_repeats_another_set_or_xstest(blind_set: BlindSet) -> None:
     prompts = [r["prompt"].strip().lower() for r in read_records(blind_set.path)]
     assert len(set(prompts)) == len(prompts)
-    others = {
-        r["prompt"].strip().lower()
-        for path in VERDICT_CORPUS.parent.glob("*.jsonl")
-        if path != blind_set.path
-        for r in read_records(path)
-    }
-    others |= {row.prompt.strip().lower() for row in read_labelled_csv(XSTEST_CSV)}
-    assert not set(prompts) & others
+    assert not set(prompts) & prompts_elsewhere(blind_set.path)
 
 
 @pytest.mark.parametrize("which", ["even", "odd"])
 def test_agreement_keeps_its_floor(
     blind_set: BlindSet, builtin_detector: Detector, which: str
 ) -> None:
-    assert half_accuracy(blind_set, builtin_detector, which) >= blind_set.floor(which)
+    assert half_accuracy(blind_set.path, builtin_detector, which) >= blind_set.floor(which)
