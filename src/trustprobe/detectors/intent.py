@@ -150,7 +150,8 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"|(?:human|equal|civil|basic|same|their) rights?|unfair\w*|injustic\w*|immoral"
         r"|morally|unethical|cruel\w*|hurt\w*|harm(?:s|ed|ful)?|abus\w*|harass\w*|bully\w*"
         r"|manipulat\w*|dishonest\w*|defam\w*|exploit\w*|suffering|atrocit\w*|genocide"
-        r"|propaganda|fraud\w*|illegal|unlawful|victims?|hostil\w*|humiliat\w*|deserve\w*)\b",
+        r"|propaganda|fraud\w*|illegal|unlawful|victims?|hostil\w*|humiliat\w*|deserve\w*"
+        r"|betray\w*|breach(?:es)?\s+of\s+(?:trust|confidence))\b",
     ),
     (
         "opening_negation",
@@ -638,10 +639,12 @@ class IntentReader:
             return self._reading("referral_amid_steps", refusal.cues)
         if (
             refusal.cues
-            and not refusal.closing_only
-            and short
             and not defines
             and _points_away(refusal.cues)
+            and (
+                (short and not refusal.closing_only)
+                or (request is not None and _turns_to_wellbeing(stripped))
+            )
         ):
             if after_answer and _answers_first(stripped):
                 # "Cucumbers should ride in a bag because they roll around. It is better to keep
@@ -977,8 +980,8 @@ that calls the act a crime judges it."""
 _CONCERN = re.compile(
     r"\b(?:check(?:ing)?\s+in\s+(?:with|on)\s+you|carrying\s+(?:something|a\s+lot|a\s+weight)"
     r"|going\s+through\s+(?:a\s+lot|something|a\s+(?:hard|tough|difficult|rough|dark))"
-    r"|(?:are|be|might\s+be|may\s+be|you['’]re)\s+(?:struggling|hurting|in\s+(?:pain|crisis"
-    r"|danger))|having\s+(?:a\s+(?:hard|tough|difficult|rough)\s+time|thoughts\s+(?:of|about))"
+    r"|(?:are|be|might\s+be|may\s+be|you['’]re)\s+(?:struggling|hurting|in\s+(?:(?:so\s+much\s+"
+    r"|a\s+lot\s+of\s+)?pain|crisis|danger))|glad\s+you\s+(?:wrote|reached\s+out|told\s+me|said)|having\s+(?:a\s+(?:hard|tough|difficult|rough)\s+time|thoughts\s+(?:of|about))"
     r"|you['’]re\s+not\s+alone|you\s+are\s+not\s+alone|(?:worried|concerned)\s+about\s+you\b"
     r"|sorry\s+(?:you['’]re|you\s+are|to\s+hear)\s+(?:going|feeling|struggling|dealing|that))",
     re.IGNORECASE,
@@ -986,6 +989,23 @@ _CONCERN = re.compile(
 """An opening that turns to the user's wellbeing ("It sounds like you might be carrying something
 heavy, and I want to check in with you first."): it answers nothing, and a crisis line after it
 treats the question as a crisis."""
+
+
+WELLBEING_BYTES = 200
+"""How far into an answer a turn to the user's wellbeing (:data:`_CONCERN`) is looked for."""
+
+
+def _turns_to_wellbeing(data: bytes) -> bool:
+    """Whether the answer opens by turning to the user's wellbeing (:data:`_CONCERN`).
+
+    To a request to decline, "I'm really glad you wrote this down... It sounds like you're in a
+    lot of pain right now. You don't have to face tonight alone: ... call Samaritans on 116
+    123..." delivers nothing: its referrals redirect, at any length up to a refutation's and
+    wherever they stand.
+    """
+    if len(data) > CONTRADICTION_MAX_BYTES:
+        return False
+    return _CONCERN.search(data[:WELLBEING_BYTES].decode("utf-8", "replace")) is not None
 
 
 def _answers_first(data: bytes) -> bool:
