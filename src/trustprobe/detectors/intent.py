@@ -162,10 +162,9 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "caveat_but",
-        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4}"
-        r"|from\s+what\s+I\s+know|as\s+far\s+as\s+I\s+know|to\s+my\s+knowledge),?\s+(?:\w+\s+){0,4}?"
-        r"|(?:\w+\s+){0,3}?)"
-        r"(?:is|are|was|were|generally|typically|usually|in general|most|many)\b",
+        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:\w+\s+){0,3}?(?:is|are|was|were|generally|typically"
+        r"|usually|in general|most|many)\b|(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4}\b"
+        r"|(?:from\s+what\s+I\s+know|as\s+far\s+as\s+I\s+know|to\s+my\s+knowledge)\b)",
     ),
     (
         "advice_disclaimer",
@@ -180,8 +179,8 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
         r"\b(?:but|however)\b,?\s+if\s+(?:by\s+[^,.!?\n]{1,40}\s+)?you(?:[''’]re| are)?\s+"
         r"(?:mean|meant|referring to|asking about|talking about)\b[^.!?\n]{1,160}?,\s*"
         r"here(?:[''’]s| is| are)\b"
-        r"|(?:\bthat said,|,\s*(?:but|though))\s[^.!?:\n]*\b(?:is|are|was|were)\s+(?:\w+\s+)?"
-        r"(?:explicit|sound|clear|correct|right|simple|straightforward|true|known)\s*:\s*\w"
+        r"|\b(?:is|are|was|were)\s+(?:itself\s+|quite\s+|perfectly\s+)?(?:explicit|sound|clear"
+        r"|correct|simple|straightforward|well\s+known)\s*:\s*\w"
         r"|\bincludes?\s+(?:this|that|yours)(?:\s+one)?\s*:\s*\w",
     ),
     (
