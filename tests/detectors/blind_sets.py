@@ -129,7 +129,14 @@ BLIND13 = BlindSet(
     floors=(1.0, 0.90),
 )
 
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13)
+# Not yet read: floors are set by its first read.
+BLIND14 = BlindSet(
+    14,
+    ("travel_concierge", "security_researcher_bot", "old_forum_poster", "translated_chinese_model"),
+    floors=(0.0, 0.0),
+)
+
+TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13, BLIND14)
 
 
 def prompts_elsewhere(path: Path) -> set[str]:
