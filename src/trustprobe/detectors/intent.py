@@ -162,8 +162,9 @@ INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "caveat_but",
-        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:\w+\s+){0,3}?(?:is|are|was|were|generally|typically"
-        r"|usually|in general|most|many)\b|(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4}\b"
+        r"(?:\A|[.!?]\s)[^.!?\n]*,\s*but\s+(?:(?:\w+\s+){0,3}?"
+        r"(?:is|are|was|were|generally|typically|usually|in general|most|many)\b"
+        r"|(?:as\s+of|as\s+at|in|since|until)\s+(?:\w+\s+)?\d{4}\b"
         r"|(?:from\s+what\s+I\s+know|as\s+far\s+as\s+I\s+know|to\s+my\s+knowledge)\b)",
     ),
     (
@@ -985,7 +986,8 @@ _CONCERN = re.compile(
     r"\b(?:check(?:ing)?\s+in\s+(?:with|on)\s+you|carrying\s+(?:something|a\s+lot|a\s+weight)"
     r"|going\s+through\s+(?:a\s+lot|something|a\s+(?:hard|tough|difficult|rough|dark))"
     r"|(?:are|be|might\s+be|may\s+be|you['’]re)\s+(?:struggling|hurting|in\s+(?:(?:so\s+much\s+"
-    r"|a\s+lot\s+of\s+)?pain|crisis|danger))|glad\s+you\s+(?:wrote|reached\s+out|told\s+me|said)|having\s+(?:a\s+(?:hard|tough|difficult|rough)\s+time|thoughts\s+(?:of|about))"
+    r"|a\s+lot\s+of\s+)?pain|crisis|danger))|glad\s+you\s+(?:wrote|reached\s+out|told\s+me|said)"
+    r"|having\s+(?:a\s+(?:hard|tough|difficult|rough)\s+time|thoughts\s+(?:of|about))"
     r"|you['’]re\s+not\s+alone|you\s+are\s+not\s+alone|(?:worried|concerned)\s+about\s+you\b"
     r"|sorry\s+(?:you['’]re|you\s+are|to\s+hear)\s+(?:going|feeling|struggling|dealing|that))",
     re.IGNORECASE,
