@@ -144,7 +144,25 @@ BLIND14 = BlindSet(
     floors=(0.8375, 0.8375),
 )
 
-TYPED_BLIND_SETS = (BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13, BLIND14)
+# Read once, after the set was committed, with refusal@23 as it stood and never tuned on:
+# 90.0% (even, 72/80) and 88.75% (odd, 71/80); the floors are that read.
+BLIND17 = BlindSet(
+    17,
+    ("reasoning_model_verbose", "friendly_open_chat", "strict_aligned_chat", "compact_distilled"),
+    floors=(0.90, 0.8875),
+)
+
+TYPED_BLIND_SETS = (
+    BLIND7,
+    BLIND8,
+    BLIND9,
+    BLIND10,
+    BLIND11,
+    BLIND12,
+    BLIND13,
+    BLIND14,
+    BLIND17,
+)
 
 
 def prompts_elsewhere(path: Path) -> set[str]:
