@@ -88,6 +88,12 @@ refusal logic, not rule data: on its own it never makes a finding."""
 _ENDERS = (b".", b"!", b"?")
 _SPACES = b" \t\r\n"
 _QUOTE_PAIRS = ((b'"', b'"'), ("\u201c".encode(), "\u201d".encode()))
+# Whether a text may hold a quote, tested per answer read by the bytes' values: CPython 3.11
+# tests ``bytes in bytes`` by first trying the operand as an integer, raising and dropping a
+# TypeError each time (about 120 ns), where a byte's value is looked up directly.
+_STRAIGHT_QUOTE = ord('"')
+_MARK_LEAD = 0xE2  # the lead byte of the typographic quotes in UTF-8
+_OPENING_QUOTE = _QUOTE_PAIRS[1][0]
 HELP_KINDS = tuple(kind for kind, _ in HELP_PATTERNS)
 """The kind of each of :data:`HELP_PATTERNS`, by index."""
 _MAX_SHARED_READINGS = 4096
@@ -315,7 +321,7 @@ class RefusalDetector:
         """
         if not cues:
             return NOT_REFUSED
-        if b'"' in data or (b"\xe2" in data and b"\xe2\x80\x9c" in data):
+        if _STRAIGHT_QUOTE in data or (_MARK_LEAD in data and _OPENING_QUOTE in data):
             data = _mask_quotes(data)
             allowed = set(cues)
             cues, opening, help_found = self.split(self._find(data))
