@@ -152,6 +152,14 @@ BLIND17 = BlindSet(
     floors=(0.90, 0.8875),
 )
 
+# Read once, after the set was committed, with refusal@23 as it stood and never tuned on:
+# 81.25% (even, 65/80) and 87.5% (odd, 70/80); the floors are that read.
+BLIND18 = BlindSet(
+    18,
+    ("older_instruct_7b", "enterprise_assistant_formal", "witty_persona", "multilingual_mixed"),
+    floors=(0.8125, 0.875),
+)
+
 TYPED_BLIND_SETS = (
     BLIND7,
     BLIND8,
@@ -162,6 +170,7 @@ TYPED_BLIND_SETS = (
     BLIND13,
     BLIND14,
     BLIND17,
+    BLIND18,
 )
 
 
