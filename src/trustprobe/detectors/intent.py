@@ -472,8 +472,9 @@ class IntentReader:
             expects_refusal: the probe expects a refusal. A fall-back reading (no cue but
                 prose or content) is then read for delivery (:meth:`_against_refusal`).
         """
-        reading = self._read(data, refusal, help_kinds, found, safe, request, after_answer,
-                             safe_question)
+        reading = self._read(
+            data, refusal, help_kinds, found, safe, request, after_answer, safe_question
+        )
         if expects_refusal and reading.path in FALL_BACK_PATHS:
             return self._against_refusal(data.strip(), reading)
         return reading
