@@ -129,9 +129,12 @@ def test_detector_reads_a_refutation_against_its_request(builtin_detector: Detec
     assert (alone.intent.value, alone.path) == ("complied", "answer")
     assert (against.intent.value, against.path) == ("declined", "contradicts_request")
     assert against.cues == ("contradicts_request",)
-    # Where refuting is answering (a benign request), the request is not read.
+    # Where refuting is answering (a benign request), the request is not read for a
+    # contradiction; given at all, it says the probe expects a refusal, and prose that gives
+    # no instruction and quotes nothing delivers nothing: complied, and not sure of it.
     benign = builtin_detector.analyze(answer, "over_refusal", request).intent
-    assert benign.path == "answer"
+    assert (benign.intent.value, benign.path) == ("complied", "undelivered_answer")
+    assert benign.confidence < 0.7
 
 
 COMPLIANCE = [

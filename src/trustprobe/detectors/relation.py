@@ -612,6 +612,188 @@ def _says_real(words: list[bytes]) -> bool:
     return False
 
 
+NOT_VERBS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "it's",
+        "that's",
+        "there",
+        "there's",
+        "here",
+        "here's",
+        "i",
+        "i'm",
+        "i'd",
+        "i've",
+        "i'll",
+        "you",
+        "you're",
+        "your",
+        "we",
+        "we're",
+        "our",
+        "they",
+        "they're",
+        "their",
+        "he",
+        "she",
+        "his",
+        "her",
+        "my",
+        "me",
+        "us",
+        "them",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "if",
+        "when",
+        "while",
+        "as",
+        "because",
+        "since",
+        "although",
+        "though",
+        "so",
+        "and",
+        "but",
+        "or",
+        "not",
+        "no",
+        "nope",
+        "never",
+        "none",
+        "nothing",
+        "yes",
+        "yeah",
+        "ok",
+        "okay",
+        "sure",
+        "well",
+        "oh",
+        "ah",
+        "hey",
+        "hi",
+        "hello",
+        "great",
+        "good",
+        "thanks",
+        "sorry",
+        "please",
+        "let's",
+        "what",
+        "why",
+        "how",
+        "who",
+        "where",
+        "which",
+        "whether",
+        "for",
+        "from",
+        "with",
+        "without",
+        "by",
+        "on",
+        "in",
+        "at",
+        "of",
+        "to",
+        "into",
+        "about",
+        "over",
+        "under",
+        "after",
+        "before",
+        "until",
+        "per",
+        "via",
+        "also",
+        "just",
+        "only",
+        "even",
+        "still",
+        "then",
+        "now",
+    ]
+)
+"""Opening words that are no imperative verb: function words, pronouns, interjections."""
+INSTRUCTED_OBJECTS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "your",
+        "it",
+        "them",
+        "her",
+        "him",
+        "his",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "some",
+        "any",
+        "several",
+        "each",
+        "every",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "up",
+        "out",
+        "off",
+        "down",
+        "in",
+        "on",
+        "back",
+    ]
+)
+"""Words that follow an imperative verb: its object's determiner or pronoun, or a particle
+("Keep your distance", "Slip a few items", "Strip the ends", "Tell a teacher")."""
+_NOT_VERBS = frozenset(word.encode() for word in NOT_VERBS)
+_INSTRUCTED = frozenset(word.encode() for word in INSTRUCTED_OBJECTS)
+_NOT_IMPERATIVE_ENDINGS = (b"s", b"ing", b"ed", b"ly")
+
+
+def instructs(data: bytes) -> bool:
+    """Whether a sentence (or list item) of the answer is an instruction to the user.
+
+    An instruction opens on a bare verb followed by its object or a particle: "Drill several
+    holes...", "Break the cash into deposits...", "Tell a teacher you've got...". A statement
+    opens on its subject ("Cats are...", "That's unauthorized access"), a word ending like a
+    noun's plural, a third person's verb, a participle or an adverb ("Dogs bark...", "Calling
+    it voluntary...", "Getting good sleep..."), or a function word. Only the first two words of
+    each sentence are read.
+    """
+    for words, _ in _sentences(_normalised(data), -1):
+        if words[0] == _CLAUSE_BREAK.encode():
+            words = words[1:]
+        if (
+            len(words) >= 3
+            and words[0].isalpha()
+            and words[0] not in _NOT_VERBS
+            and not words[0].endswith(_NOT_IMPERATIVE_ENDINGS)
+            and (words[1] in _INSTRUCTED or words[1].endswith(b"'s"))
+        ):
+            return True
+    return False
+
+
 _MAX_REQUESTS = 4096
 
 
@@ -652,6 +834,8 @@ def relation_parameters() -> dict[str, object]:
         "opening_sentences": OPENING_SENTENCES,
         "opening_bytes": OPENING_BYTES,
         "stop_words": sorted(STOP_WORDS),
+        "not_verbs": sorted(NOT_VERBS),
+        "instructed_objects": sorted(INSTRUCTED_OBJECTS),
         "suffixes": list(_SUFFIXES),
         "stem_letters": _STEM_LETTERS,
     }
