@@ -310,7 +310,7 @@ STOP_WORDS = frozenset(
 """Function words and the verbs a request is framed with ("tell me why..."): no topic in them."""
 _SUFFIXES = ("ings", "ing", "edly", "ed", "es", "s", "e", "ly")
 _STEM_LETTERS = 6
-_CLAUSE_BREAK = "|"
+_CLAUSE_BREAK = b"|"
 _IMPERATIVE_NEGATIONS = frozenset(("never", "don't"))
 CLAUSE_WORDS = frozenset(
     ("and", "but", "or", "if", "because", "although", "though", "while", "unless", "since", "so")
@@ -330,13 +330,13 @@ _ENDS, _BREAKS, _SPACES = b".!\n", b",;:", b'"()[]{}<>*#_`~/\\=+&^%$@-\t\r'
 # Letters and "'" stay.
 _TABLE = bytes.maketrans(
     _ENDS + b"?" + _BREAKS + _SPACES,
-    _SENTENCE_END * len(_ENDS) + _QUESTION + b"|" * len(_BREAKS) + b" " * len(_SPACES),
+    _SENTENCE_END * len(_ENDS) + _QUESTION + _CLAUSE_BREAK * len(_BREAKS) + b" " * len(_SPACES),
 )
 _NEGATIONS = frozenset(word.encode() for word in NEGATIONS)
 _HEDGES = frozenset(word.encode() for word in HEDGES)
 _NEGATION_MARKS = tuple(b" " + word + b" " for word in _NEGATIONS)
 _STOP = frozenset(word.encode() for word in STOP_WORDS)
-_CLAUSE = frozenset(word.encode() for word in CLAUSE_WORDS) | {_CLAUSE_BREAK.encode()}
+_CLAUSE = frozenset(word.encode() for word in CLAUSE_WORDS) | {_CLAUSE_BREAK}
 _IMPERATIVE = frozenset(word.encode() for word in _IMPERATIVE_NEGATIONS)
 _SUFFIX_BYTES = tuple(suffix.encode() for suffix in _SUFFIXES)
 _FALSITY = frozenset(word.encode() for word in FALSITY_WORDS)
@@ -781,7 +781,7 @@ def instructs(data: bytes) -> bool:
     each sentence are read.
     """
     for words, _ in _sentences(_normalised(data), -1):
-        if words[0] == _CLAUSE_BREAK.encode():
+        if words[0] == _CLAUSE_BREAK:
             words = words[1:]
         if (
             len(words) >= 3
