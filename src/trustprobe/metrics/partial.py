@@ -9,11 +9,11 @@ total order), so the merged partial, and the report, do not depend on how cases 
 from __future__ import annotations
 
 import heapq
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
-from operator import call, itemgetter
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Final
 
 from trustprobe.metrics.distribution import Distribution
@@ -415,7 +415,12 @@ def metrics_partial(
     # so the order of adding changes nothing.
     profiles = _tally(_PROFILE, scored, scored_more)
     category_of = dict(map(_PROBE_CATEGORY, rows))
-    samples = _samples_by_probe(rows, columns)
+    probe_of = [row[_PROBE] for row in rows]
+    samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
+    for probe_id, sample in zip(
+        map(probe_of.__getitem__, columns.group_of), columns.samples, strict=True
+    ):
+        samples[probe_id].append(sample)
     if (
         sum(len(set(taken)) for taken in samples.values()) < len(columns.samples)
         or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
@@ -499,23 +504,6 @@ def _group_rows(columns: ScoredCases) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _samples_by_probe(
-    rows: Sequence[tuple[Any, ...]], columns: ScoredCases
-) -> dict[str, list[int]]:
-    """Each probe's samples among the cases, in case order.
-
-    Each case's sample is appended to its probe's list by the list's own ``append``, picked
-    by the case's group and called from C: no Python step per case.
-    """
-    samples: dict[str, list[int]] = {row[_PROBE]: [] for row in rows}
-    append_of = [samples[row[_PROBE]].append for row in rows]  # per group
-    appends = map(append_of.__getitem__, columns.group_of)
-    deque(map(call, appends, columns.samples), maxlen=0)
-    if len(columns.group_of) != len(columns.samples):
-        raise ValueError("every case needs its group and its sample")
-    return samples
-
-
 def _case_rows(rows: Sequence[tuple[Any, ...]], columns: ScoredCases) -> list[tuple[Any, ...]]:
     """Each case's row, in order: its group's, with its own sample."""
     return [
@@ -543,13 +531,11 @@ def _worst_members(
                 so_far[1].append(g)
     candidates = {g for _, chosen in highest.values() for g in chosen}
     smallest: dict[int, int] = {}
-    # Only the candidates' cases are looked at in Python: the others are passed over in C.
-    chosen_cases = map(candidates.__contains__, columns.group_of)
-    pairs = zip(columns.group_of, columns.samples, strict=True)
-    for g, sample in compress(pairs, chosen_cases):
-        known = smallest.get(g)
-        if known is None or sample < known:
-            smallest[g] = sample
+    for g, sample in zip(columns.group_of, columns.samples, strict=True):
+        if g in candidates:
+            known = smallest.get(g)
+            if known is None or sample < known:
+                smallest[g] = sample
     ranks = [
         min((key, probe_id, smallest[g], g) for g in chosen)
         for probe_id, (key, chosen) in highest.items()
