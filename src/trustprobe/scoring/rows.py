@@ -50,11 +50,13 @@ class SharedVerdict(Protocol):
         """The case given this verdict with ``sample`` and the case's ``own`` values."""
 
 
-class LightCase(msgspec.Struct, eq=False):
+class LightCase(msgspec.Struct, eq=False, gc=False):
     """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it).
 
     A struct for its constructor in C: one is made for most cases of a run. Compared by
-    identity, as a plain object.
+    identity, as a plain object. Not tracked by the garbage collector: its sample and own
+    values refer to nothing, and a shared verdict never refers to the light cases made from
+    it, so it is never part of a reference cycle.
     """
 
     verdict: SharedVerdict
