@@ -57,7 +57,7 @@ CHUNK_RESPONSES = 16384
 
 Readers of a scored chunk (the metrics, the observability sample) work once per group of its
 cases sharing a verdict, and verdicts recur more within a larger chunk: at 16,384 a
-200,000-case run costs about 2% fewer instructions a case than at 8,192, for about 20 MB more
+200,000-case run costs about 2.4% fewer instructions a case than at 8,192, for about 28 MB more
 peak memory (docs/benchmarks.md)."""
 
 
