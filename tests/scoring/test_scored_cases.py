@@ -188,3 +188,18 @@ def test_light_cases_are_left_to_reference_counting(
     light = [item for item in items if isinstance(item, LightCase)]
     assert light and not any(gc.is_tracked(item) for item in light)
     assert not any(item in gc.get_referents(item.verdict) for item in light[:50])
+
+
+def test_a_verdicts_first_case_shares_its_group(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    # The first case of a verdict is built whole and the verdict's later cases are light: in a
+    # chunk they are one group, so the group's readers read the verdict once.
+    mixed = 0
+    for columns, _ in chunks:
+        kinds: dict[int, set[bool]] = {}
+        for at, item in enumerate(columns.items()):
+            kinds.setdefault(columns.group_of[at], set()).add(isinstance(item, LightCase))
+        mixed += sum(1 for found in kinds.values() if found == {True, False})
+        assert len(columns.groups) < len(columns)
+    assert mixed > 0

@@ -522,7 +522,10 @@ class Scorer:
                     lines += parts
                     if rows is not None and reached.light is None:
                         reached.light = _light_parts(plan, reached, separator)
-            return _returned(case, rows)
+            if rows is None:
+                return case
+            rows.add_shared(reached, case)  # with the verdict's light cases: one group
+            return None
         fields = reached.fields_of(sample, own)
         _add_calls(fields, tool_calls, calls)
         case = plan.case(fields)
