@@ -19,3 +19,14 @@ def test_the_first_problem_in_case_order_is_the_one_raised(make_case: CaseFactor
         metrics_partial([ok, moved, unscored, repeat], first_index=10)
     with pytest.raises(ValueError, match=r"^case 1: probe 'a' sample 0 appears twice"):
         metrics_partial([ok, repeat, moved, unscored])
+
+
+def test_samples_are_gathered_per_probe_across_groups(make_case: CaseFactory) -> None:
+    # Cases of one probe in several groups, interleaved with another probe's: each probe's
+    # samples are its own, and a sample repeated in another group is still found.
+    cases = [make_case("a", sample=0), make_case("b", sample=5), make_case("a", sample=1)]
+    cases.append(make_case("a", sample=2))
+    partial = metrics_partial(cases)
+    assert partial.samples == {"a": ((0, 3),), "b": ((5, 6),)}
+    with pytest.raises(ValueError, match=r"^case 3: probe 'a' sample 1 appears twice"):
+        metrics_partial([*cases[:3], make_case("a", sample=1)])

@@ -206,3 +206,26 @@ def test_the_sample_is_its_definition_however_the_cases_arrive(
     assert sample.cases() == _reference_sample(cases, seed, size, floor)
     assert sample.offered == len(cases)
     assert sample.scored + sample.harness_errors == len(cases)
+
+
+@pytest.mark.parametrize("unset", ["passed", "risk_score"])
+def test_a_scored_case_without_a_verdict_is_refused(make_case: CaseFactory, unset: str) -> None:
+    # The sample finds it among the groups in C; a harness error without one is fine.
+    cases = [make_case(f"p{i}", sample=i) for i in range(4)]
+    cases.append(make_case("p9", error="timeout").model_copy(update={"passed": None}))
+    ObservabilitySample(seed=1).add(cases)
+    cases[2] = cases[2].model_copy(update={unset: None})
+    with pytest.raises(ValueError, match=r"probe 'p2' sample 2 .* lacks a verdict"):
+        ObservabilitySample(seed=1).add(cases)
+
+
+def test_cases_drawing_above_the_bound_are_passed_over(make_case: CaseFactory) -> None:
+    # Offered in two chunks: the second is filtered by the bound the first left. The cases kept
+    # are those of one offer of all, the ones with the smallest draws.
+    cases = [make_case(f"p{i % 5}", sample=i // 5) for i in range(200)]
+    chunked = ObservabilitySample(seed=4, size=30, floor=0)
+    chunked.add(cases[:100])
+    chunked.add(cases[100:])
+    draws = [sample_priority(4, c.probe_id, c.sample) for c in cases]
+    smallest = sorted(heapq.nsmallest(30, range(200), key=draws.__getitem__))
+    assert chunked.cases() == [cases[at] for at in smallest]

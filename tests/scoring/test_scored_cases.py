@@ -7,6 +7,7 @@ the columns is held to the same reading of the cases built whole.
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -176,3 +177,29 @@ def test_geometry_of_the_columns_is_that_of_the_cases_built(
     assert built is not None and built.sampled_from == sample.scored
     assert observe_sample(sample) == built
     assert observe_cases(columns, **settings) == built
+
+
+def test_light_cases_are_left_to_reference_counting(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    # A run makes one for most of its cases: the collector never walks them, and nothing they
+    # hold refers back to them, so freeing a chunk frees them.
+    items = [item for columns, _ in chunks for item in columns.items()]
+    light = [item for item in items if isinstance(item, LightCase)]
+    assert light and not any(gc.is_tracked(item) for item in light)
+    assert not any(item in gc.get_referents(item.verdict) for item in light[:50])
+
+
+def test_a_verdicts_first_case_shares_its_group(
+    chunks: list[tuple[ScoredCases, list[CaseScore]]],
+) -> None:
+    # The first case of a verdict is built whole and the verdict's later cases are light: in a
+    # chunk they are one group, so the group's readers read the verdict once.
+    mixed = 0
+    for columns, _ in chunks:
+        kinds: dict[int, set[bool]] = {}
+        for at, item in enumerate(columns.items()):
+            kinds.setdefault(columns.group_of[at], set()).add(isinstance(item, LightCase))
+        mixed += sum(1 for found in kinds.values() if found == {True, False})
+        assert len(columns.groups) < len(columns)
+    assert mixed > 0

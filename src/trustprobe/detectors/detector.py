@@ -314,7 +314,8 @@ class Detector:
         patterns of its own in one set (the scorer does, with probe signals) passes the
         indices below ``len(patterns)``.
         """
-        asked = self._requests.read(request, category)
+        # Most probes give no request: then there is no reading to look up.
+        asked = None if request is None else self._requests.read(request, category)
         if not found:
             reading = self._intent.read(
                 data, NOT_REFUSED, (), (), (), asked, expects_refusal=request is not None

@@ -18,8 +18,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter
 from typing import Any, Final
 
 from trustprobe.observability.geometry import (
@@ -48,6 +48,9 @@ def _floor() -> int:
 _FIELDS: Final = itemgetter("error", "passed", "risk_score", "probe_id", "category")
 """What the sample reads of a case's ``__dict__`` (where pydantic keeps its fields), or of a
 group of cases sharing a verdict's, besides its sample."""
+_DICT_OF: Final = attrgetter("__dict__")
+_ERROR_OF: Final = itemgetter(0)
+"""A row of :data:`_FIELDS`' error."""
 _POSITION_BITS: Final = 64
 """A kept case's key is its draw and run position in one integer: ``draw << 64 | position``."""
 _POSITIONS: Final = (1 << _POSITION_BITS) - 1
@@ -147,9 +150,10 @@ class ObservabilitySample:
         if not len(columns):
             return
         # Every field read in one pass, once per group of cases sharing a verdict: cases are
-        # large, and each pass over them costs about as much as the first.
-        groups = [_FIELDS(case.__dict__) for case in columns.groups]
-        judged = [error is None for error, *_ in groups]
+        # large, and each pass over them costs about as much as the first. Read through maps
+        # of C calls: 153 against 253 ns a group (docs/benchmarks.md).
+        groups = list(map(_FIELDS, map(_DICT_OF, columns.groups)))
+        judged = list(map(is_, map(_ERROR_OF, groups), repeat(None)))
         # Per case, read by index in C: a chunk's cases are many, its groups fewer.
         flags = list(map(judged.__getitem__, columns.group_of))
         scored = list(compress(range(len(flags)), flags))

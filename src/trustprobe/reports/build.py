@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -165,6 +166,9 @@ def stream_report(
     )  # fmt: skip
 
 
+_PROBE_ID = attrgetter("probe_id")
+
+
 def stream_chunks(
     probes: Sequence[Probe],
     chunks: Iterable[ResponseChunk],
@@ -212,7 +216,7 @@ def stream_chunks(
     with ReportStream(output, head) as stream:
         for part in chunks:
             read_warnings.extend(part.warnings)
-            answered.update(r.probe_id for r in part.responses)
+            answered.update(map(_PROBE_ID, part.responses))
             unknown |= answered - by_id.keys()
             if unknown:
                 continue  # nothing more is written; every unknown id is listed at the end

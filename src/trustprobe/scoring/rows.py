@@ -50,11 +50,13 @@ class SharedVerdict(Protocol):
         """The case given this verdict with ``sample`` and the case's ``own`` values."""
 
 
-class LightCase(msgspec.Struct, eq=False):
+class LightCase(msgspec.Struct, eq=False, gc=False):
     """A case not built yet: its verdict, its sample and its own values (:meth:`case` builds it).
 
     A struct for its constructor in C: one is made for most cases of a run. Compared by
-    identity, as a plain object.
+    identity, as a plain object. Not tracked by the garbage collector: its sample and own
+    values refer to nothing, and a shared verdict never refers to the light cases made from
+    it, so it is never part of a reference cycle.
     """
 
     verdict: SharedVerdict
@@ -146,15 +148,34 @@ class ScoredCases(Sequence[CaseScore]):
         """Append a case given ``verdict`` (whose :attr:`~SharedVerdict.case` is set)."""
         group = self._index.get(id(verdict))
         if group is None:
-            representative = verdict.case
-            if representative is None:
-                raise ValueError("a shared verdict needs a case before cases share it")
-            group = self._index[id(verdict)] = len(self.groups)
-            self.groups.append(representative)
-            self.memos.append(verdict.memo)
+            group = self._shared_group(verdict)
         self.group_of.append(group)
         self.samples.append(sample)
         self._entries.append(LightCase(verdict, sample, own))
+
+    def add_shared(self, verdict: SharedVerdict, case: CaseScore) -> None:
+        """Append a case built whole that was given ``verdict`` (its first, say), in its group.
+
+        ``case`` differs from the verdict's :attr:`~SharedVerdict.case` only in its sample
+        and own values, as a light case does: it joins the verdict's group, and the group's
+        readers read it once with the rest.
+        """
+        group = self._index.get(id(verdict))
+        if group is None:
+            group = self._shared_group(verdict)
+        self.group_of.append(group)
+        self.samples.append(case.sample)
+        self._entries.append(case)
+
+    def _shared_group(self, verdict: SharedVerdict) -> int:
+        """A new group for the cases given ``verdict``, its case the representative."""
+        representative = verdict.case
+        if representative is None:
+            raise ValueError("a shared verdict needs a case before cases share it")
+        group = self._index[id(verdict)] = len(self.groups)
+        self.groups.append(representative)
+        self.memos.append(verdict.memo)
+        return group
 
     def items(self) -> Sequence[CaseScore | LightCase]:
         """Every case, or what builds it (:func:`built`), as a list: read by index, not copied."""

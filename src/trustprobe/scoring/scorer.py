@@ -159,10 +159,10 @@ class _Reached:
     """Once a case that made no calls was rendered: its JSON line from after the sample's
     value to the probe's texts, from after them to ``response``, and from after
     ``output_tokens`` to the end (see :func:`_plain_parts`)."""
-    light: tuple[bytes, ...] | None = None
+    light: tuple[bytes, bytes, bytes, bytes] | None = None
     """Once :attr:`line_parts` are kept and a case was rendered after a separator: the
-    separator, then the parts of a case's line around its sample and its own values, in
-    order (see :func:`_light_parts`)."""
+    separator, then the parts of a case's line before its sample, between its sample and its
+    own values, and after them (see :func:`_light_parts`)."""
     case: CaseScore | None = None
     """The first case that made no calls given this verdict, built whole: the representative
     of the cases that share it (:class:`~trustprobe.scoring.rows.ScoredCases`)."""
@@ -478,10 +478,11 @@ class Scorer:
                 plan.verdicts[key] = reached
         sample = response.sample
         limit = self._excerpt
+        latency = response.latency_ms
         own = OwnValues(
             text[:limit],
             len(text) > limit,
-            response.latency_ms,
+            latency,
             response.input_tokens,
             response.output_tokens,
         )
@@ -492,12 +493,21 @@ class Scorer:
                 and rows is not None
                 and lines is not None
                 and light[0] == separator
-                and _plain_values(sample, own)
+                and type(sample) is int  # _plain_values, written out: called for most cases
+                and type(latency) in _FLOAT_OR_NONE
+                and type(own.input_tokens) in _INT_OR_NONE
+                and type(own.output_tokens) in _INT_OR_NONE
             ):  # a verdict met before: the case stays its verdict and its own values
-                _, lead, before, texts, after, tail = light
-                values = _own_json(own)[1:-1]
+                _, lead, middle, tail = light
+                try:  # _own_json, its usual path written out
+                    if latency is None or -_PLAIN_FLOATS < latency < _PLAIN_FLOATS:
+                        values = _encode_json(own)[1:-1]
+                    else:
+                        values = _own_json(own)[1:-1]
+                except UnicodeEncodeError:
+                    values = _own_json(own)[1:-1]
                 number = _SAMPLE_TEXTS[sample] if 0 <= sample < 4096 else b"%d" % sample
-                lines += (lead, number, before, texts, after, values, tail)
+                lines += (lead, number, middle, values, tail)
                 rows.add_light(reached, sample, own)
                 return None
             case = reached.case_of(sample, own)
@@ -512,7 +522,10 @@ class Scorer:
                     lines += parts
                     if rows is not None and reached.light is None:
                         reached.light = _light_parts(plan, reached, separator)
-            return _returned(case, rows)
+            if rows is None:
+                return case
+            rows.add_shared(reached, case)  # with the verdict's light cases: one group
+            return None
         fields = reached.fields_of(sample, own)
         _add_calls(fields, tool_calls, calls)
         case = plan.case(fields)
@@ -714,14 +727,17 @@ def _plain_parts(
     return (line,)
 
 
-def _light_parts(plan: _ProbePlan, reached: _Reached, separator: bytes) -> tuple[bytes, ...] | None:
+def _light_parts(
+    plan: _ProbePlan, reached: _Reached, separator: bytes
+) -> tuple[bytes, bytes, bytes, bytes] | None:
     """What a case given ``reached`` shares of its line after ``separator``, once it is kept.
 
     The separator, then the parts of :func:`_known_parts` less the sample and the own values:
     the separator and the probe's start of the line in one, the verdict's part up to the
-    probe's texts, the texts, the verdict's part up to ``response``, and its end. A light
-    case's line is these with its sample and its own values put in (:meth:`Scorer._judged`).
-    ``None`` while the probe's or the verdict's parts are not kept.
+    probe's texts, the texts and the verdict's part up to ``response`` in one (joined once
+    per verdict, not once per case), and its end. A light case's line is these with its
+    sample and its own values put in (:meth:`Scorer._judged`). ``None`` while the probe's or
+    the verdict's parts are not kept.
     """
     probe_parts, verdict_parts = plan.line_parts, reached.line_parts
     if probe_parts is None or verdict_parts is None:
@@ -731,7 +747,7 @@ def _light_parts(plan: _ProbePlan, reached: _Reached, separator: bytes) -> tuple
     if lead is None or lead[0] != separator:
         lead = plan.lead = (separator, separator + head)
     before, after, tail = verdict_parts
-    return (separator, lead[1], before, texts, after, tail)
+    return (separator, lead[1], before + texts + after, tail)
 
 
 def _returned(case: CaseScore, rows: ScoredCases | None) -> CaseScore | None:
