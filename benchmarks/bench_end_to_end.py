@@ -32,13 +32,16 @@ built-in configuration with the source tree of an earlier commit (``git archive`
 ``TRUSTPROBE_BENCH_ROUNDS=N`` runs the two built-in configurations N times, alternated, and
 prints the ratio of their CPU time in each round (rules x10 is set against the median).
 Input files are kept under the system's temporary directory between runs
-(``trustprobe-bench``), keyed by size and seed.
+(``trustprobe-bench``), keyed by size and seed; each is written under a name of its own and
+renamed into place, and the variant packs of ``rules x10`` are written into the run's own
+directory, so runs of different source trees at the same time don't read each other's files.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,19 +106,19 @@ def responses_file(count: int) -> Path:
     DATA.mkdir(exist_ok=True)
     path = DATA / f"responses-{count}-{SEED}.jsonl"
     if not path.exists():
-        partial = path.with_suffix(".partial")
+        partial = path.with_suffix(f".{os.getpid()}.partial")
         write_responses(partial, count, SEED)
         partial.replace(path)
     return path
 
 
-def ten_times_rule_files() -> list[Path]:
-    """The nine variant packs of ``rules x10`` as YAML files (the built-in packs are implied)."""
-    DATA.mkdir(exist_ok=True)
+def ten_times_rule_files(directory: Path) -> list[Path]:
+    """The nine variant packs of ``rules x10`` as YAML files in ``directory`` (the built-in
+    packs are implied): made from this tree's packs, so they are written per run."""
     builtin = builtin_rule_packs()
     paths: list[Path] = []
     for pack in ten_times(builtin, SEED)[len(builtin) :]:
-        path = DATA / f"{pack.pack}-{SEED}.yaml"
+        path = directory / f"{pack.pack}-{SEED}.yaml"
         path.write_text(yaml.safe_dump(pack.model_dump(mode="json"), sort_keys=False))
         paths.append(path)
     return paths
@@ -139,11 +142,16 @@ def source_tree(commit: str) -> Path:
     """The ``src`` directory of ``commit``, exported once under the data directory."""
     target = DATA / f"src-{commit}"
     if not target.exists():
-        target.mkdir()
+        DATA.mkdir(exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=f"src-{commit}.", dir=DATA))
         archive = subprocess.run(
             ["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True
         )
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive.stdout, check=True)
+        try:
+            partial.rename(target)
+        except OSError:  # another run put the same tree in place first
+            shutil.rmtree(partial)
     return target / "src"
 
 
@@ -249,7 +257,6 @@ def print_stages(name: str, m: Measured) -> None:
 
 def main() -> None:
     sizes = [int(s) for s in os.environ.get("TRUSTPROBE_BENCH_SIZES", "").split(",") if s]
-    rules = ten_times_rule_files()
     before = os.environ.get("TRUSTPROBE_BENCH_BEFORE")
     old_source = source_tree(before) if before else None
     rounds = int(os.environ.get("TRUSTPROBE_BENCH_ROUNDS", "1"))
@@ -259,6 +266,7 @@ def main() -> None:
         print(f"{count:,} fresh cases ({size:.0f} MB), load {load_average()}", flush=True)
         with tempfile.TemporaryDirectory(dir=DATA) as tmp:
             work = Path(tmp)
+            rules = ten_times_rule_files(work)
             baseline = substring_scan(responses, work)
             olds: list[Measured] = []
             builtins: list[Measured] = []
