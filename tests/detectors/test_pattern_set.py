@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from trustprobe.detectors import Detector, PatternSet, builtin_rule_packs
 from trustprobe.detectors.detector import SINGLE_SET_LIMIT
-from trustprobe.detectors.matching import default_groups, encode_text
+from trustprobe.detectors.matching import encode_text
 from trustprobe.errors import InputError
 
 PATTERNS = ["zz-canary-[0-9]+", r"\bsecret\b", "(a+)+$", "ünïcödé", r"^\s*no\s*$"]
@@ -142,27 +142,6 @@ def test_default_groups_over_the_memory_budget_are_halved() -> None:
     assert [len(group) for group in halved.groups] == [20, 20]
     text = "word3abc x3 word27__x27 word39x39"  # 2 in word27__x2, 3 in word39x3, not word3abc x3
     assert halved.search(text) == PatternSet(patterns).search(text) == [2, 3, 27, 39]
-
-
-@pytest.mark.parametrize(
-    ("pattern", "apart"),
-    [
-        (r"\b(?:sharing|giving)\s+[^.!?\n]*\bwould\s+be\s+unethical\b", True),
-        (r"\bworse off\b|\b(?:shar|reveal)\w*\s+(?:[\w'’]+\s+){0,3}?private\b", True),
-        (r"\b(?:GP|bank)(?:['’]s)?\s+(?:\w+\s+){0,3}?can\s+help\b", True),
-        (r"\bI\s+can['’]t\s+[^.!?]*\bhelp\b", False),  # the window opens after a phrase
-        (r"\bworse off\b", False),
-        (r"\A\W*(?:tell)\s+(?:a|the)\s+(?:[a-z-]+\s+)?teacher\b", False),
-    ],
-)
-def test_a_window_opened_on_one_word_runs_in_a_set_apart(pattern: str, apart: bool) -> None:
-    # Such a window stays open after common words and multiplies the DFA states of the other
-    # patterns of its set; the default groups set it apart, with the same answers.
-    patterns = (r"\bhere is\b", pattern, r"\bsorry\b")
-    assert default_groups(patterns) == ([[0, 2], [1]] if apart else [[0, 1, 2]])
-    text = "Sorry, sharing their private notes would be unethical; the GP's team can help. Here is"
-    found = PatternSet(patterns).search(text)
-    assert found == _one_set(patterns).search(text) == ([0, 1, 2] if apart else [0, 2])
 
 
 _FRAGMENTS = (

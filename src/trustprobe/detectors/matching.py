@@ -29,6 +29,7 @@ On fresh text one set of the 330 refusal cues of rules x10 costs half what sets 
 WIDE_REPEAT = 100
 """Bound of a repetition from which a pattern runs in a set of its own (:func:`default_groups`)."""
 _REPEAT_BOUND = re2.compile(r"\{\d*,(\d+)\}")
+
 _SENTINEL = r"\z"
 """Matches at the end of every text, so a set match that lacks it means the DFA gave up."""
 
@@ -39,16 +40,6 @@ def _options(max_mem: int) -> re2.Options:
     options.log_errors = False
     options.max_mem = max_mem
     return options
-
-
-_WORD_THEN_WINDOW = re2.compile(
-    r"(?:\A|\|)\\b(?:\(\?:[a-z '|+]+\))?[a-z]*(?:\\w\*|\(\?:\[['’]+\]s\)\?)?\\s\+"
-    r"(?:\[\^[^\]]*\]\*|\(\?:[^()]*\)\{\d*,\d+\}\??)",
-    _options(DEFAULT_MAX_MEM),
-)
-r"""An alternative that opens a window of text (``[^...]*``, ``(?:...){m,n}``) after one word
-or one word of a list: ``\b(?:sharing|giving)\s+[^.!?\n]*...``. Such a window stays open after
-words that occur in most texts, and in a set with other patterns multiplies its DFA states."""
 
 
 def _error_text(exc: Exception) -> str:
@@ -168,23 +159,13 @@ def default_groups(patterns: Sequence[str], size: int = GROUP_SIZE) -> list[list
     Chunks of ``size`` in order, less the patterns with a wide window (a bounded
     repetition of :data:`WIDE_REPEAT` or more, not anchored at the start): each of those gets
     a set of its own, because it keeps that many positions of the text open at once and so
-    multiplies the DFA states of any set it is in (figures in docs/benchmarks.md). The patterns
-    with an alternative that opens a window on one word (:data:`_WORD_THEN_WINDOW`) run in
-    chunks of their own, after the rest, for the same reason (with rules x10 on fresh text,
-    three such cues cost a third of the refusal cues' search when among the others).
+    multiplies the DFA states of any set it is in (figures in docs/benchmarks.md).
     """
     wide = [i for i, pattern in enumerate(patterns) if _wide_window(pattern)]
     alone = set(wide)
-    apart = [i for i, p in enumerate(patterns) if i not in alone and _window_on_a_word(p)]
-    alone.update(apart)
     rest = [i for i in range(len(patterns)) if i not in alone]
     chunks = [rest[i : i + size] for i in range(0, len(rest), size)]
-    return chunks + [apart[i : i + size] for i in range(0, len(apart), size)] + [[i] for i in wide]
-
-
-def _window_on_a_word(pattern: str) -> bool:
-    """Whether an alternative of ``pattern`` opens a window of text on one word alone."""
-    return _WORD_THEN_WINDOW.search(pattern) is not None
+    return chunks + [[i] for i in wide]
 
 
 def _wide_window(pattern: str) -> bool:
