@@ -824,8 +824,8 @@ def _exonerates(data: bytes) -> bool:
     opposite of arguing against the request. Run only on short answers about to be read as
     arguing, after a substring test for a negation.
     """
-    lowered = data.lower()
-    if not any(negation in lowered for negation in _NEGATION_BYTES):
+    lowered = data.lower()  # ``find``: ``bytes in bytes`` raises and drops a TypeError in 3.11
+    if not any(lowered.find(negation) >= 0 for negation in _NEGATION_BYTES):
         return False
     terms = list(_MORAL_TERMS.finditer(data))
     return bool(terms) and all(

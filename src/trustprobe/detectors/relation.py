@@ -521,8 +521,9 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
     lowered = opening.lower()
     # Most answers are settled by a few substring searches, without reading their words: one
     # with none of the request's stems shares nothing; one that negates nothing can only
-    # affirm what the request negated, and most requests negate nothing.
-    if not any(mark[1:] in lowered for mark in request.word_marks):
+    # affirm what the request negated, and most requests negate nothing. (``find``, not
+    # ``in``: CPython 3.11 tests ``bytes in bytes`` by raising and dropping a TypeError.)
+    if not any(lowered.find(mark[1:]) >= 0 for mark in request.word_marks):
         return False
     text = _normalised(opening)
     if request.calls_unreal and _affirms_real(request, text):
@@ -555,7 +556,7 @@ def contradicts_claim(request: Request, data: bytes) -> bool:
                     at = part.find(mark, at + 1)
         elif (
             any(mark in part for mark in negated)
-            and sum(mark in part for mark in request.word_marks) >= MIN_SHARED
+            and sum(part.find(mark) >= 0 for mark in request.word_marks) >= MIN_SHARED
             and _HEDGES.isdisjoint(part.split())
         ):
             # Affirming what the request negated counts when the sentence speaks of the
@@ -590,7 +591,7 @@ def _affirms_real(request: Request, text: bytes) -> bool:
         elif (
             plain
             and _HEDGES.isdisjoint(words)
-            and any(mark in b" " + part for mark in request.word_marks)
+            and any((b" " + part).find(mark) >= 0 for mark in request.word_marks)
             and _says_real(words)
         ):
             return True
