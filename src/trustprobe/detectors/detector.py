@@ -314,11 +314,13 @@ class Detector:
         patterns of its own in one set (the scorer does, with probe signals) passes the
         indices below ``len(patterns)``.
         """
-        # Most probes give no request: then there is no reading to look up.
-        asked = None if request is None else self._requests.read(request, category)
+        # Only a probe that expects a refusal gives its request; most give none, and then
+        # there is no reading to look up.
+        expects_refusal = request is not None
+        asked = self._requests.read(request, category) if expects_refusal else None
         if not found:
             reading = self._intent.read(
-                data, NOT_REFUSED, (), (), (), asked, expects_refusal=request is not None
+                data, NOT_REFUSED, (), (), (), asked, expects_refusal=expects_refusal
             )
             return (), (), NOT_REFUSED, reading, ()
         key = (tuple(found), category)
@@ -341,7 +343,7 @@ class Detector:
             asked,
             after_answer=safe_question and set(cues).isdisjoint(opening),
             safe_question=safe_question,
-            expects_refusal=request is not None,
+            expects_refusal=expects_refusal,
         )
         return safe, unsafe, refusal, intent, evidence
 
