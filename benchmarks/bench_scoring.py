@@ -359,8 +359,13 @@ def _variant_pattern(pattern: str, rng: random.Random) -> str:
     return "".join(out)
 
 
-def ten_times(packs: Sequence[RulePack], seed: int) -> list[RulePack]:
-    """The packs plus nine variants of every rule, with other literal words (10x the rules)."""
+def ten_times(packs: Sequence[RulePack], seed: int, per_rule: bool = False) -> list[RulePack]:
+    """The packs plus nine variants of every rule, with other literal words (10x the rules).
+
+    The words come from one random sequence, so a word added to one rule changes every later
+    rule's variants; with ``per_rule`` each rule's variants draw from a sequence of their own
+    (seeded by ``seed``, the rule's id and the variant), so only the changed rule's move.
+    """
     rng = random.Random(seed)
     out = list(packs)
     for variant in range(1, 10):
@@ -371,7 +376,10 @@ def ten_times(packs: Sequence[RulePack], seed: int) -> list[RulePack]:
                     rule.model_copy(
                         update={
                             "id": f"{rule.id}.v{variant}",
-                            "pattern": _variant_pattern(rule.pattern, rng),
+                            "pattern": _variant_pattern(
+                                rule.pattern,
+                                random.Random(f"{seed}:{rule.id}:{variant}") if per_rule else rng,
+                            ),
                             "examples": rule.examples.model_copy(
                                 update={"match": (), "no_match": ()}
                             ),

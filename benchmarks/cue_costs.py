@@ -7,7 +7,14 @@ no other rule's variant words move), builds the detector again and times
 alternated with the full rules over ROUNDS rounds. Prints CPU seconds per round and the change.
 Under ``valgrind --tool=cachegrind`` the same run gives instruction counts.
 
-    python -m benchmarks.cue_costs [--texts N] [--rounds R] RULE:K [RULE:K ...]
+``--before PACK.yaml`` also times the rules with every rule of that pack file (an earlier version
+of a built-in pack, e.g. from ``git show COMMIT:src/trustprobe/detectors/packs/refusal.yaml``) in
+place of the rule of the same id. ``--rule-words`` draws each rule's variant words from a sequence
+of its own (``ten_times(..., per_rule=True)``), so rules that differ leave every other rule's
+variants as they were and the comparison is of the changed rules alone.
+
+    python -m benchmarks.cue_costs [--texts N] [--rounds R] [--rule-words] [--before PACK.yaml]
+        [RULE:K ...]
 
 e.g. ``boundary.refusal.not_appropriate_to:3`` (figures in docs/benchmarks.md).
 """
@@ -22,7 +29,7 @@ from benchmarks.bench_scoring import ten_times
 from benchmarks.fresh_responses import records
 from trustprobe.detectors import Detector, builtin_rule_packs
 from trustprobe.detectors.matching import encode_text
-from trustprobe.detectors.rules import RulePack
+from trustprobe.detectors.rules import RulePack, load_rule_pack
 from trustprobe.probes import builtin_probes
 
 SEED = 20261125
@@ -68,6 +75,24 @@ def without(packs: Sequence[RulePack], rule_id: str, number: int) -> list[RulePa
     return out
 
 
+def with_patterns_of(packs: Sequence[RulePack], other: RulePack) -> list[RulePack]:
+    """``packs`` with each rule that ``other`` also has given ``other``'s pattern."""
+    patterns = {rule.id: rule.pattern for rule in other.rules}
+    return [
+        pack.model_copy(
+            update={
+                "rules": tuple(
+                    rule.model_copy(update={"pattern": patterns[rule.id]})
+                    if rule.id in patterns
+                    else rule
+                    for rule in pack.rules
+                )
+            }
+        )
+        for pack in packs
+    ]
+
+
 def pass_seconds(packs: Sequence[RulePack], texts: Sequence[bytes]) -> float:
     """CPU seconds of one detector's pass over ``texts``, its DFAs new."""
     detector = Detector(packs)
@@ -77,11 +102,13 @@ def pass_seconds(packs: Sequence[RulePack], texts: Sequence[bytes]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Time the full rules x10 against each given alternative dropped."""
+    """Time the full rules x10 against each given alternative dropped, or an earlier pack."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("drops", nargs="+", metavar="RULE:K")
+    parser.add_argument("drops", nargs="*", metavar="RULE:K")
     parser.add_argument("--texts", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rule-words", action="store_true")
+    parser.add_argument("--before", metavar="PACK.yaml")
     args = parser.parse_args(argv)
     probes = builtin_probes()
     texts = [
@@ -89,8 +116,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         for record in records(args.texts, SEED, probes)
         if "response" in record
     ]
-    full = ten_times(builtin_rule_packs(), SEED)
+    builtin = builtin_rule_packs()
+    full = ten_times(builtin, SEED, args.rule_words)
     variants = {"rules x10": full}
+    if args.before:
+        before = with_patterns_of(builtin, load_rule_pack(args.before))
+        variants[f"with {args.before}"] = ten_times(before, SEED, args.rule_words)
     for drop in args.drops:
         rule_id, number = drop.rsplit(":", 1)
         variants[f"without {drop}"] = without(full, rule_id, int(number))

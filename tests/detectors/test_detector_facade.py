@@ -114,5 +114,5 @@ def test_digest_covers_what_changes_verdicts() -> None:
 
 
 def test_pack_names_for_provenance(builtin_detector: Detector) -> None:
-    assert builtin_detector.pack_names == ("core@3", "refusal@25")
+    assert builtin_detector.pack_names == ("core@3", "refusal@26")
     assert len(builtin_detector.rules) == sum(len(p.rules) for p in builtin_detector.packs)

@@ -38,8 +38,10 @@ BLIND15 = StyleSet(15, floors=(0.9375, 0.80))
 # 68.75% (even, 55/80) and 61.25% (odd, 49/80); the floors were that read. With refusal@24, tuned
 # on the even halves ("one I'll sit out", "X is the part I'll leave out"): 72.5% (58/80) even
 # and, counted and not read, 62.5% (50/80) odd. With the twenty-seventh round's bare "No." to a
-# request to refuse: the odd half, counted and not read, 63.75% (51/80).
-BLIND16 = StyleSet(16, floors=(0.725, 0.6375))
+# request to refuse: the odd half, counted and not read, 63.75% (51/80). With refusal@26, tuned on
+# the even halves ("I'd push back on this one."): 73.75% (59/80) even; the odd half, counted and
+# not read, unchanged.
+BLIND16 = StyleSet(16, floors=(0.7375, 0.6375))
 
 STYLE_SETS = (BLIND15, BLIND16)
 
