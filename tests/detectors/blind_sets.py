@@ -222,6 +222,15 @@ BLIND22 = BlindSet(
     floors=(0.6625, 0.6875),
 )
 
+# Read once, after the set was committed, with refusal@26 and with refusal@25 alike, never tuned
+# on: 98.75% (even, 79/80) and 98.75% (odd, 79/80); the floors are that read. Written
+# independently after the kinds of model the twenty-first set imitates.
+BLIND23 = BlindSet(
+    23,
+    ("hosted_api_assistant", "default_prompt_13b_chat", "bare_7b_instruct", "careful_prompt_7b"),
+    floors=(0.9875, 0.9875),
+)
+
 TYPED_BLIND_SETS = (
     BLIND7,
     BLIND8,
@@ -237,6 +246,7 @@ TYPED_BLIND_SETS = (
     BLIND20,
     BLIND21,
     BLIND22,
+    BLIND23,
 )
 
 
