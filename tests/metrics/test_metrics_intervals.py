@@ -81,6 +81,24 @@ def test_interval_is_within_unit_range_and_contains_the_rate(kn: tuple[int, int]
     assert 0.0 <= ci.lower <= k / n <= ci.upper <= 1.0
 
 
+@given(
+    st.integers(min_value=1, max_value=10**7).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.just(n))
+    ),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
+def test_bounds_are_scipys_to_the_last_bit(kn: tuple[int, int], confidence: float) -> None:
+    # The formula is SciPy's, written out without the p-value binomtest also computes.
+    k, n = kn
+    ci = wilson_interval(k, n, confidence=confidence)
+    reference = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert ci is not None
+    assert (ci.lower, ci.upper) == (
+        min(max(float(reference.low), 0.0), 1.0),
+        min(max(float(reference.high), 0.0), 1.0),
+    )
+
+
 def _scipy_t_interval(values: list[float]) -> tuple[float, float]:
     """The reference: scipy's t interval around numpy's mean with the sample standard error."""
     low, high = stats.t.interval(
