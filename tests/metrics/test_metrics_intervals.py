@@ -117,6 +117,17 @@ def test_mean_interval_by_hand() -> None:
     assert (ci.lower, ci.upper) == pytest.approx(_scipy_t_interval(values), rel=1e-12)
 
 
+@given(st.integers(min_value=2, max_value=10**7), st.floats(min_value=0.01, max_value=0.99))
+def test_mean_interval_quantile_is_scipys_to_the_last_bit(n: int, confidence: float) -> None:
+    # Half zeros, half ones: the bounds are mean ∓ t × s / √n, clipped only for small n.
+    values = Distribution.of_counts({0.0: n // 2, 1.0: n - n // 2})
+    ci = mean_interval(values, confidence=confidence)
+    mean, error = values.mean(), values.standard_error()
+    assert ci is not None and mean is not None and error is not None
+    half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * error
+    assert (ci.lower, ci.upper) == (max(mean - half, 0.0), min(mean + half, 1.0))
+
+
 def test_mean_interval_needs_two_values() -> None:
     assert mean_interval(Distribution.of([])) is None
     assert mean_interval(Distribution.of([0.4])) is None  # one value: no spread to estimate
