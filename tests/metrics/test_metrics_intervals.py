@@ -81,6 +81,24 @@ def test_interval_is_within_unit_range_and_contains_the_rate(kn: tuple[int, int]
     assert 0.0 <= ci.lower <= k / n <= ci.upper <= 1.0
 
 
+@given(
+    st.integers(min_value=1, max_value=10**7).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.just(n))
+    ),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
+def test_bounds_are_scipys_to_the_last_bit(kn: tuple[int, int], confidence: float) -> None:
+    # The formula is SciPy's, written out without the p-value binomtest also computes.
+    k, n = kn
+    ci = wilson_interval(k, n, confidence=confidence)
+    reference = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert ci is not None
+    assert (ci.lower, ci.upper) == (
+        min(max(float(reference.low), 0.0), 1.0),
+        min(max(float(reference.high), 0.0), 1.0),
+    )
+
+
 def _scipy_t_interval(values: list[float]) -> tuple[float, float]:
     """The reference: scipy's t interval around numpy's mean with the sample standard error."""
     low, high = stats.t.interval(
@@ -97,6 +115,17 @@ def test_mean_interval_by_hand() -> None:
     assert ci is not None and ci.confidence == 0.95
     assert (ci.lower, ci.upper) == pytest.approx((0.2 - 0.0480173, 0.2 + 0.0480173), abs=1e-7)
     assert (ci.lower, ci.upper) == pytest.approx(_scipy_t_interval(values), rel=1e-12)
+
+
+@given(st.integers(min_value=2, max_value=10**7), st.floats(min_value=0.01, max_value=0.99))
+def test_mean_interval_quantile_is_scipys_to_the_last_bit(n: int, confidence: float) -> None:
+    # Half zeros, half ones: the bounds are mean ∓ t × s / √n, clipped only for small n.
+    values = Distribution.of_counts({0.0: n // 2, 1.0: n - n // 2})
+    ci = mean_interval(values, confidence=confidence)
+    mean, error = values.mean(), values.standard_error()
+    assert ci is not None and mean is not None and error is not None
+    half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * error
+    assert (ci.lower, ci.upper) == (max(mean - half, 0.0), min(mean + half, 1.0))
 
 
 def test_mean_interval_needs_two_values() -> None:
