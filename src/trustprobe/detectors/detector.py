@@ -24,6 +24,7 @@ from trustprobe.detectors.refusal import (
     HELP_KINDS,
     NOT_REFUSED,
     RefusalDetector,
+    RefusalPlan,
     RefusalResult,
     refusal_parameters,
 )
@@ -49,12 +50,13 @@ _Split = tuple[
     tuple[int, ...],
     tuple[int, ...],
     tuple[int, ...],
+    RefusalPlan | None,
     IntentCues,
     tuple[int, ...],
 ]
 """A pass's answer for one category: safe and unsafe rules, cues, cues in the opening, help
-found, what intent reads of the findings, and the indices of the safe and unsafe rules (see
-:meth:`Detector.read`)."""
+found, what the refusal reading and intent decide from the findings, and the indices of the
+safe and unsafe rules (see :meth:`Detector.read`)."""
 Evidence = tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading, tuple[int, ...]]
 """What one pass means for a probe category (see :meth:`Detector.read_evidence`): safe and
 unsafe rules, the refusal and intent readings, and the indices of those rules, ascending."""
@@ -329,9 +331,11 @@ class Detector:
             split = self._split_found(found, category)
             if len(self._split) < _MAX_SPLITS:
                 self._split[key] = split
-        safe, unsafe, cues, opening, help_found, intent_cues, evidence = split
+        safe, unsafe, cues, opening, help_found, plan, intent_cues, evidence = split
         refusal = (
-            self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
+            self.refusal_detector.assess_planned(data, plan, cues, opening, help_found)
+            if cues
+            else NOT_REFUSED
         )
         intent = self._intent.read_cues(data, refusal, intent_cues, asked, expects_refusal)
         return safe, unsafe, refusal, intent, evidence
@@ -373,6 +377,7 @@ class Detector:
             tuple(cues),
             tuple(opening),
             tuple(help_found),
+            self.refusal_detector.plan(cues, opening, help_found),
             self._intent.cues(
                 [HELP_KINDS[i] for i in help_found],
                 intent_found,
