@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from trustprobe.detectors.intent import (
     INTENT_PATTERNS,
     SAFE_QUESTION_CATEGORIES,
+    IntentCues,
     IntentReader,
     IntentReading,
     intent_parameters,
@@ -23,6 +24,7 @@ from trustprobe.detectors.refusal import (
     HELP_KINDS,
     NOT_REFUSED,
     RefusalDetector,
+    RefusalPlan,
     RefusalResult,
     refusal_parameters,
 )
@@ -48,13 +50,13 @@ _Split = tuple[
     tuple[int, ...],
     tuple[int, ...],
     tuple[int, ...],
-    tuple[str, ...],
-    tuple[int, ...],
+    RefusalPlan | None,
+    IntentCues,
     tuple[int, ...],
 ]
 """A pass's answer for one category: safe and unsafe rules, cues, cues in the opening, help
-found, its kinds, intent cues found, and the indices of the safe and unsafe rules (see
-:meth:`Detector.read`)."""
+found, what the refusal reading and intent decide from the findings, and the indices of the
+safe and unsafe rules (see :meth:`Detector.read`)."""
 Evidence = tuple[tuple[Rule, ...], tuple[Rule, ...], RefusalResult, IntentReading, tuple[int, ...]]
 """What one pass means for a probe category (see :meth:`Detector.read_evidence`): safe and
 unsafe rules, the refusal and intent readings, and the indices of those rules, ascending."""
@@ -154,6 +156,7 @@ class Detector:
         """The RE2 sets of the pass, as groups of indices into :attr:`patterns` (for sets that
         extend the pass, like the scorer's joined one)."""
         self._intent = IntentReader()
+        self._no_cues = self._intent.cues((), ())  # what intent reads where the pass found nothing
         # Answers are read against their request where refuting is declining: the categories
         # of the packs' premise cue.
         self._requests = RequestReader(
@@ -319,9 +322,8 @@ class Detector:
         expects_refusal = request is not None
         asked = self._requests.read(request, category) if expects_refusal else None
         if not found:
-            reading = self._intent.read(
-                data, NOT_REFUSED, (), (), (), asked, expects_refusal=expects_refusal
-            )
+            nothing = self._no_cues
+            reading = self._intent.read_cues(data, NOT_REFUSED, nothing, asked, expects_refusal)
             return (), (), NOT_REFUSED, reading, ()
         key = (tuple(found), category)
         split = self._split.get(key)
@@ -329,22 +331,13 @@ class Detector:
             split = self._split_found(found, category)
             if len(self._split) < _MAX_SPLITS:
                 self._split[key] = split
-        safe, unsafe, cues, opening, help_found, help_kinds, intent_found, evidence = split
+        safe, unsafe, cues, opening, help_found, plan, intent_cues, evidence = split
         refusal = (
-            self.refusal_detector.assess(data, cues, opening, help_found) if cues else NOT_REFUSED
+            self.refusal_detector.assess_planned(data, plan, cues, opening, help_found)
+            if cues
+            else NOT_REFUSED
         )
-        safe_question = category in SAFE_QUESTION_CATEGORIES
-        intent = self._intent.read(
-            data,
-            refusal,
-            help_kinds,
-            intent_found,
-            safe,
-            asked,
-            after_answer=safe_question and set(cues).isdisjoint(opening),
-            safe_question=safe_question,
-            expects_refusal=expects_refusal,
-        )
+        intent = self._intent.read_cues(data, refusal, intent_cues, asked, expects_refusal)
         return safe, unsafe, refusal, intent, evidence
 
     def _split_found(self, found: Sequence[int], category: str) -> _Split:
@@ -377,14 +370,21 @@ class Detector:
                 continue
             (unsafe if kind == _UNSAFE else safe).append(rules[index])
             evidence.append(index)
+        safe_question = category in SAFE_QUESTION_CATEGORIES
         return (
             tuple(safe),
             tuple(unsafe),
             tuple(cues),
             tuple(opening),
             tuple(help_found),
-            tuple(HELP_KINDS[i] for i in help_found),
-            tuple(intent_found),
+            self.refusal_detector.plan(cues, opening, help_found),
+            self._intent.cues(
+                [HELP_KINDS[i] for i in help_found],
+                intent_found,
+                safe,
+                after_answer=safe_question and set(cues).isdisjoint(opening),
+                safe_question=safe_question,
+            ),
             tuple(evidence),
         )
 
