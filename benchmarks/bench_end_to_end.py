@@ -30,7 +30,9 @@ comma-separated list (``200000,1000000``). ``TRUSTPROBE_BENCH_BEFORE=COMMIT`` al
 built-in configuration with the source tree of an earlier commit (``git archive``, put first on
 ``PYTHONPATH``), in the same run, so a before/after comparison meets the same machine load;
 ``TRUSTPROBE_BENCH_ROUNDS=N`` runs the two built-in configurations N times, alternated, and
-prints the ratio of their CPU time in each round (rules x10 is set against the median).
+prints the ratio of their CPU time in each round (rules x10 is set against the median). With
+an earlier commit the in-process rows are measured for both trees too, each in a process of its
+own (``--in-process PATH``), alternated N times.
 Input files are kept under the system's temporary directory between runs
 (``trustprobe-bench``), keyed by size and seed; each is written under a name of its own and
 renamed into place, and the variant packs of ``rules x10`` are written into the run's own
@@ -292,9 +294,25 @@ def main() -> None:
             f" target {TARGET_CASES_PER_CPU_SECOND:,} cases/CPU-s; load {load_average()}",
             flush=True,
         )
-        print_in_process(in_process(responses))
+        if old_source is not None:  # the in-process rows of both trees, alternated
+            for _ in range(rounds):
+                in_process_child(responses, before, old_source)
+                in_process_child(responses, "this tree")
+        else:
+            print_in_process(in_process(responses))
         print(f"  load {load_average()}", flush=True)
 
 
+def in_process_child(responses: Path, label: str, source: Path | None = None) -> None:
+    """The in-process rows in a process of their own, with ``source`` first on the path."""
+    print(f"  {label}:", flush=True)
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+    args = [PYTHON, "-m", "benchmarks.bench_end_to_end", "--in-process", str(responses)]
+    subprocess.run(args, env=env, check=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--in-process"]:
+        print_in_process(in_process(Path(sys.argv[2])))
+    else:
+        main()
