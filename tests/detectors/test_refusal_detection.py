@@ -11,13 +11,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.shared_data import VERDICT_CORPUS, XSTEST_CSV
 from trustprobe.detectors import Detector, RefusalDetector, RefusalResult, RulePack
 from trustprobe.detectors.evaluate import (
     LabelledResponse,
     evaluate,
     prefix_baseline,
+    read_labelled_csv,
+    read_verdict_corpus,
     reading,
     select_rows,
+    xstest_verdict_rows,
 )
 from trustprobe.detectors.refusal import (
     DOMINANT_HELP,
@@ -186,3 +190,24 @@ def test_explicit_opening_refusal_is_always_read(
     # (full or partial): help after it can only make it partial.
     text = prefix + "I'm sorry, but I can't help with that.\n" + body.replace('"', "'")
     assert refusal_detector.detect(text).refused
+
+
+def test_the_detectors_planned_reading_is_the_refusal_detectors(builtin_detector: Detector) -> None:
+    """The detector's refusal reading equals the refusal detector's on every labelled response.
+
+    The detector reads refusal from what its findings decide once (``plan``) and the text's
+    length; the refusal detector weighs every answer whole (``assess``).
+    """
+    rows = [
+        r for p in sorted(VERDICT_CORPUS.parent.glob("*.jsonl")) for r in read_verdict_corpus(p)
+    ]
+    rows += xstest_verdict_rows(read_labelled_csv(XSTEST_CSV))
+    refusal = builtin_detector.refusal_detector
+    differ = [
+        row.id
+        for row in rows
+        if builtin_detector.analyze(row.response, row.category).refusal
+        != refusal.detect(row.response, row.category)
+    ]
+    assert len(rows) > 4000
+    assert differ == []

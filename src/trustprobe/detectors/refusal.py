@@ -107,6 +107,21 @@ def _quoted(data: bytes) -> bool:
     return _STRAIGHT_QUOTE in data or (_MARK_LEAD in data and _OPENING_QUOTE in data)
 
 
+_UNDONE, _PARTIAL, _REFUSED = range(3)
+"""What help does to a refusal strong enough to count (:func:`_by_help`)."""
+
+
+def _by_help(firm: bool, help_score: float) -> int:
+    """What help does to a refusal: undone, partial, or none.
+
+    ``_UNDONE`` where dominant help makes the cues a helpful answer's caveats (never for a
+    ``firm`` refusal), else ``_PARTIAL`` (refused, with help besides) or ``_REFUSED``.
+    """
+    if not firm and help_score >= DOMINANT_HELP:
+        return _UNDONE
+    return _PARTIAL if help_score >= PARTIAL_HELP else _REFUSED
+
+
 def refusal_parameters() -> dict[str, float | int | str]:
     """The constants of the refusal logic, for provenance (they are part of the rule digest)."""
     return {
@@ -363,9 +378,10 @@ class RefusalDetector:
         else:  # only length speaks for help
             help_score = _with_length(0.0, length)
         firm = strength >= STRONG_REFUSAL
-        if not firm and help_score >= DOMINANT_HELP:
+        outcome = _by_help(firm, help_score)
+        if outcome == _UNDONE:
             return self._reading(False, False, cue_ids)
-        return self._reading(True, help_score >= PARTIAL_HELP, cue_ids, firm)
+        return self._reading(True, outcome == _PARTIAL, cue_ids, firm)
 
     def plan(
         self, cues: Sequence[int], opening: Sequence[int], help_found: Sequence[int]
@@ -407,10 +423,8 @@ class RefusalDetector:
             return self.assess(data, cues, opening, help_found)
         if plan.weak:
             return plan.not_refused
-        help_score = _with_length(plan.structure, len(data))
-        if not plan.firm and help_score >= DOMINANT_HELP:
-            return plan.not_refused
-        return plan.partial if help_score >= PARTIAL_HELP else plan.refused
+        outcome = _by_help(plan.firm, _with_length(plan.structure, len(data)))
+        return (plan.not_refused, plan.partial, plan.refused)[outcome]
 
     def split(self, found: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
         """Split matches of ``rules + extra_patterns`` into cues, opening cues and help."""
