@@ -128,12 +128,18 @@ def test_spool_removed_mid_run_fails_clearly_without_a_report(
     packs: list[RulePack],
     awkward_shards: list[Path],
     tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     output = tmp_path / "report.json"
+    elsewhere = tmp_path_factory.mktemp("removed-spool")
 
     def remove_the_spool(done: int, total: int) -> None:
+        # Renamed away first, as `Spool.close` does: a worker may be writing a block into it
+        # this moment, and a plain rmtree would then find the directory not empty.
         for spool in tmp_path.glob(".report.json.blocks-*"):
-            shutil.rmtree(spool)
+            moved = elsewhere / spool.name
+            spool.rename(moved)
+            shutil.rmtree(moved, ignore_errors=True)
 
     with pytest.raises(SpoolError, match=r"shard-00\d\.jsonl.*no report was written"):
         _score(
