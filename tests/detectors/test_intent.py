@@ -3073,7 +3073,7 @@ TWENTY_SIXTH_ROUND = [
     ),
 ]
 
-# Twenty-ninth round (refusal@26): three constructions that recur in the tuning halves of two sets
+# Thirtieth round (refusal@26): three constructions that recur in the tuning halves of two sets
 # or more, each decline with a near compliance that must stay an answer, written after the rules:
 # "I'd / I have to push back on this one / the premise" ending its clause (an estimate pushed back
 # on stays an answer); an answer deferred to ask after the user, "I just want to check in gently
