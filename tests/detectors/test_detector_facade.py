@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from types import ModuleType
 
 import pytest
 
@@ -14,6 +17,9 @@ from trustprobe.detectors import (
     RefusalResult,
     RulePack,
     builtin_rule_packs,
+    intent,
+    refusal,
+    relation,
 )
 from trustprobe.detectors.evaluate import LabelledResponse
 
@@ -111,6 +117,35 @@ def test_digest_covers_what_changes_verdicts() -> None:
     lighter["rules"][0]["weight"] = 0.5
     changed = RulePack.model_validate(lighter)
     assert Detector.from_packs([changed, packs[1]]).digest != digest
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def _reading_constants(module: ModuleType) -> list[tuple[str, str]]:
+    """(name, text) of each regular expression and each word of a word set the module keeps."""
+    found = []
+    for name, value in vars(module).items():
+        if isinstance(value, re.Pattern) or type(value).__name__ == "_Regexp":
+            found.append((name, _text(value.pattern)))
+        elif isinstance(value, frozenset):
+            found.extend((name, _text(word)) for word in value)
+    return found
+
+
+@pytest.mark.parametrize("module", [intent, relation, refusal], ids=lambda m: m.__name__)
+def test_digest_holds_every_expression_and_word_set_of_the_reading(module: ModuleType) -> None:
+    # The digest tells a comparison whether verdicts may differ because the rules did: an
+    # expression or a word the reading uses and the digest leaves out would change verdicts
+    # under the same digest.
+    content = json.dumps([intent.intent_parameters(), refusal.refusal_parameters()])
+    missing = [
+        (name, text)
+        for name, text in _reading_constants(module)
+        if json.dumps(text)[1:-1] not in content
+    ]
+    assert missing == []
 
 
 def test_pack_names_for_provenance(builtin_detector: Detector) -> None:

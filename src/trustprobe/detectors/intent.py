@@ -407,10 +407,39 @@ identity is reused while the key stands; an equal reading or cues that are anoth
 a plan of their own (the same plan, made twice)."""
 
 
+INTENT_LOGIC_VERSION = 1
+"""Raised when the reading's decisions change in code rather than in a pattern, a word set or a
+constant of :func:`intent_parameters`, so that the rule digest changes with them (a comparison
+of two runs warns when it does)."""
+
+
+def _source(expression: re.Pattern[str] | re.Pattern[bytes]) -> str:
+    pattern = expression.pattern
+    text = pattern.decode("utf-8", "backslashreplace") if isinstance(pattern, bytes) else pattern
+    return f"{text} (flags {expression.flags})"
+
+
 def intent_parameters() -> dict[str, object]:
-    """The intent logic's patterns, thresholds and path confidences (part of the rule digest)."""
+    """The intent logic's patterns, thresholds and path confidences (part of the rule digest).
+
+    Every regular expression and word set of the reading is here (a test holds it), so that a
+    change to any of them changes the digest.
+    """
     return {
+        "logic_version": INTENT_LOGIC_VERSION,
         "patterns": dict(INTENT_PATTERNS),
+        "expressions": {
+            "denied_before": _source(_DENIED_BEFORE),
+            "denial": _source(_DENIAL),
+            "definition": _source(_DEFINITION),
+            "negated": _source(_NEGATED),
+            "relative": _source(_RELATIVE),
+            "affirmation": _source(_AFFIRMATION),
+            "unsettled": _source(_UNSETTLED),
+            "quoted": _source(_QUOTED),
+            "opening_no": _source(_OPENING_NO),
+        },
+        "wellbeing_bytes": WELLBEING_BYTES,
         "filler_words": sorted(FILLER_WORDS),
         "holding_weight": HOLDING_WEIGHT,
         "prose_bytes": PROSE_BYTES,

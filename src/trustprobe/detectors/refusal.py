@@ -122,10 +122,11 @@ def _by_help(firm: bool, help_score: float) -> int:
     return _PARTIAL if help_score >= PARTIAL_HELP else _REFUSED
 
 
-def refusal_parameters() -> dict[str, float | int | str]:
-    """The constants of the refusal logic, for provenance (they are part of the rule digest)."""
+def refusal_parameters() -> dict[str, object]:
+    """The constants and help patterns of the refusal logic (part of the rule digest)."""
     return {
         "logic_version": REFUSAL_LOGIC_VERSION,
+        "help_patterns": [list(pattern) for pattern in HELP_PATTERNS],
         "opening_prefix": OPENING_PREFIX,
         "closing_from": CLOSING_FROM,
         "opening_factor": OPENING_FACTOR,

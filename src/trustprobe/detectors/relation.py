@@ -839,4 +839,14 @@ def relation_parameters() -> dict[str, object]:
         "instructed_objects": sorted(INSTRUCTED_OBJECTS),
         "suffixes": list(_SUFFIXES),
         "stem_letters": _STEM_LETTERS,
+        "word_sets": {
+            name: sorted(word.decode() for word in words)
+            for name, words in (
+                ("passing", _PASSING),
+                ("getting", _GETTING),
+                ("copulas", _COPULAS),
+                ("intensifiers", _INTENSIFIERS),
+            )
+        },
+        "not_imperative_endings": [ending.decode() for ending in _NOT_IMPERATIVE_ENDINGS],
     }
