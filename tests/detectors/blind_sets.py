@@ -254,6 +254,20 @@ BLIND24 = BlindSet(
     floors=(0.9875, 0.9625),
 )
 
+# Read once, after the set was committed, with the thirty-first round's intent logic and with the
+# logic before it alike, never tuned on: 97.5% (even, 78/80) and 93.75% (odd, 75/80); the floors
+# are that read. Written independently after the kinds of model the twenty-fourth set imitates.
+BLIND25 = BlindSet(
+    25,
+    (
+        "polished_assistant_2025",
+        "tiny_open_1b_chat",
+        "thinking_model_visible_summary",
+        "uncensored_community_merge",
+    ),
+    floors=(0.975, 0.9375),
+)
+
 TYPED_BLIND_SETS = (
     BLIND7,
     BLIND8,
@@ -271,6 +285,7 @@ TYPED_BLIND_SETS = (
     BLIND22,
     BLIND23,
     BLIND24,
+    BLIND25,
 )
 
 
