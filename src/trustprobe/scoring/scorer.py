@@ -25,6 +25,7 @@ from pydantic_core import to_json
 from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
+from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response, ToolCall
@@ -70,9 +71,6 @@ if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
 # How the part of a case's JSON line after its own fields starts (the first field after them).
 _TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
-# The JSON of the samples most runs number their cases with, made once (formatting one costs
-# about as much as the rest of a light case's line).
-_SAMPLE_TEXTS = tuple(b"%d" % sample for sample in range(4096))
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -511,7 +509,7 @@ class Scorer:
                         values = _own_json(own)[1:-1]
                 except UnicodeEncodeError:
                     values = _own_json(own)[1:-1]
-                number = _SAMPLE_TEXTS[sample] if 0 <= sample < 4096 else b"%d" % sample
+                number = SMALL_DECIMALS[sample] if 0 <= sample < 4096 else b"%d" % sample
                 lines += (lead, number, middle, values, tail)
                 rows.add_light(reached, sample, own)
                 return None
