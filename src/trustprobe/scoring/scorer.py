@@ -25,6 +25,7 @@ from pydantic_core import to_json
 from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
+from trustprobe.detectors.relation import Request
 from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
@@ -221,9 +222,12 @@ class _ProbePlan:
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
     category: str
     """The probe's category (which rules apply)."""
-    request: str | None
-    """The probe's input where an answer is read against it (where it should be declined:
-    refuting the request declines it), else ``None``."""
+    expects_refusal: bool
+    """Whether an answer is read against the probe's input (where it should be declined:
+    refuting the request declines it)."""
+    asked: Request | None
+    """What the detector reads of that input (:meth:`Detector.read_request`), read once for
+    every answer to the probe."""
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case of the probe that made no calls was rendered: its JSON line up to the
     sample's value, and the probe's texts (``task`` and ``probe_input``)."""
@@ -235,6 +239,7 @@ class _ProbePlan:
         cls,
         probe: Probe,
         config: ScoringConfig,
+        detector: Detector,
         shared: _SharedPass | None,
         state: ModelState,
     ) -> _ProbePlan:
@@ -270,7 +275,8 @@ class _ProbePlan:
             fields_set=set(fields),
             requires_calls=bool(probe.required_calls),
             category=probe.category,
-            request=probe.input if terms.refuse else None,
+            expects_refusal=terms.refuse,
+            asked=detector.read_request(probe.input, probe.category) if terms.refuse else None,
         )
 
     def case(self, fields: dict[str, Any]) -> CaseScore:
@@ -357,7 +363,7 @@ class Scorer:
         # copy. A different probe under a known id (a caller mixing probe sets) gets a new one.
         if plan is None or (plan.probe is not probe and plan.probe != probe):
             plan = self._plans[probe.id] = _ProbePlan.compile(
-                probe, self._config, self._shared, self._state
+                probe, self._config, self._detector, self._shared, self._state
             )
         return plan
 
@@ -451,8 +457,8 @@ class Scorer:
             if lines is not None:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
-        safe, unsafe, refusal, intent, evidence = self._detector.read_evidence(
-            data, plan.category, found, plan.request
+        safe, unsafe, refusal, intent, evidence = self._detector.read_asked(
+            data, plan.category, found, plan.asked, plan.expects_refusal
         )
         tool_calls = response["tool_calls"]
         calls = (
