@@ -488,13 +488,8 @@ class Scorer:
         sample = response["sample"]
         limit = self._excerpt
         latency = response["latency_ms"]
-        own = OwnValues(
-            text[:limit],
-            len(text) > limit,
-            latency,
-            response["input_tokens"],
-            response["output_tokens"],
-        )
+        input_tokens, output_tokens = response["input_tokens"], response["output_tokens"]
+        own = OwnValues(text[:limit], len(text) > limit, latency, input_tokens, output_tokens)
         if tool_calls is None:  # most cases: the call fields follow from the verdict's key
             light = reached.light
             if (
@@ -503,9 +498,9 @@ class Scorer:
                 and lines is not None
                 and light[0] == separator
                 and type(sample) is int  # _plain_values, written out: called for most cases
-                and type(latency) in _FLOAT_OR_NONE
-                and type(own.input_tokens) in _INT_OR_NONE
-                and type(own.output_tokens) in _INT_OR_NONE
+                and (latency is None or type(latency) is float)
+                and (input_tokens is None or type(input_tokens) is int)
+                and (output_tokens is None or type(output_tokens) is int)
             ):  # a verdict met before: the case stays its verdict and its own values
                 _, lead, middle, tail = light
                 try:  # _own_json, its usual path written out
@@ -649,9 +644,6 @@ reading it as an attribute (pydantic's models define ``__getattr__``, which slow
 attribute read), and a case reads ten of them."""
 _PROBE_ID = itemgetter("probe_id")
 
-_FLOAT_OR_NONE = (float, type(None))
-_INT_OR_NONE = (int, type(None))
-
 
 def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) -> None:
     """Append the JSON line of ``case``, rendered whole, after ``separator`` if given."""
@@ -664,12 +656,15 @@ def _plain_values(sample: int, own: OwnValues) -> bool:
     """Whether a case's own values are of a validated response's types.
 
     Pydantic renders other values as their field's type: such a case is rendered whole.
+    Tested with ``is``, not as ``type(value) in (int, NoneType)``: a tuple's test compares the
+    types it does not hold first, which costs about ten times as much.
     """
+    latency, input_tokens, output_tokens = own.latency_ms, own.input_tokens, own.output_tokens
     return (
         type(sample) is int
-        and type(own.latency_ms) in _FLOAT_OR_NONE
-        and type(own.input_tokens) in _INT_OR_NONE
-        and type(own.output_tokens) in _INT_OR_NONE
+        and (latency is None or type(latency) is float)
+        and (input_tokens is None or type(input_tokens) is int)
+        and (output_tokens is None or type(output_tokens) is int)
     )
 
 
