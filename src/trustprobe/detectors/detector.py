@@ -28,7 +28,7 @@ from trustprobe.detectors.refusal import (
     RefusalResult,
     refusal_parameters,
 )
-from trustprobe.detectors.relation import RequestReader
+from trustprobe.detectors.relation import Request, RequestReader
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
 from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
@@ -319,8 +319,29 @@ class Detector:
         """
         # Only a probe that expects a refusal gives its request; most give none, and then
         # there is no reading to look up.
-        expects_refusal = request is not None
-        asked = self._requests.read(request, category) if expects_refusal else None
+        asked = self.read_request(request, category) if request is not None else None
+        return self.read_asked(data, category, found, asked, request is not None)
+
+    def read_request(self, request: str | None, category: str) -> Request | None:
+        """What :meth:`read_evidence` reads of ``request`` for ``category`` (``None``: nothing).
+
+        The same for every answer to one probe: a caller reading many (the scorer) reads it
+        once and passes it to :meth:`read_asked`.
+        """
+        return self._requests.read(request, category)
+
+    def read_asked(
+        self,
+        data: bytes,
+        category: str,
+        found: Sequence[int],
+        asked: Request | None,
+        expects_refusal: bool,
+    ) -> Evidence:
+        """:meth:`read_evidence` with its request read before (:meth:`read_request`).
+
+        ``expects_refusal`` is whether a request was given (even one with nothing to read).
+        """
         if not found:
             nothing = self._no_cues
             reading = self._intent.read_cues(data, NOT_REFUSED, nothing, asked, expects_refusal)

@@ -1,7 +1,7 @@
 """Reading and writing the project's file formats safely."""
 
 from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text, writable_target
-from trustprobe.formats.canonical import canonical_json, sha256_hex
+from trustprobe.formats.canonical import SMALL_DECIMALS, canonical_json, sha256_hex
 from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
@@ -31,6 +31,7 @@ __all__ = [
     "ParquetFile",
     "Record",
     "RecordFile",
+    "SMALL_DECIMALS",
     "STDIO",
     "STORED_CONTEXT",
     "StorableText",

@@ -12,7 +12,7 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 from operator import itemgetter
 from typing import Any, Final
 
@@ -518,7 +518,9 @@ def _worst_members(
     """The ``worst_n`` worst probes' worst scored cases, ranked, as (group, sample).
 
     A group's cases share its weighted risk: per probe, the groups of the highest are found
-    first, then the smallest sample among their cases.
+    first, then the smallest sample among their cases. Probes rank by that risk and their id
+    alone (each id is one probe's), so the worst are picked first and only their groups'
+    cases are looked at: the cases of the others are passed over in C.
     """
     highest: dict[str, tuple[float, list[int]]] = {}  # per probe: -weighted risk, its groups
     for g, row in enumerate(rows):
@@ -529,18 +531,19 @@ def _worst_members(
                 highest[row[_PROBE]] = (key, [g])
             elif key == so_far[0]:
                 so_far[1].append(g)
-    candidates = {g for _, chosen in highest.values() for g in chosen}
+    worst = heapq.nsmallest(worst_n, ((key, probe_id) for probe_id, (key, _) in highest.items()))
+    candidates = {g for _, probe_id in worst for g in highest[probe_id][1]}
     smallest: dict[int, int] = {}
-    for g, sample in zip(columns.group_of, columns.samples, strict=True):
-        if g in candidates:
-            known = smallest.get(g)
-            if known is None or sample < known:
-                smallest[g] = sample
+    members = zip(columns.group_of, columns.samples, strict=True)
+    for g, sample in compress(members, map(candidates.__contains__, columns.group_of)):
+        known = smallest.get(g)
+        if known is None or sample < known:
+            smallest[g] = sample
     ranks = [
-        min((key, probe_id, smallest[g], g) for g in chosen)
-        for probe_id, (key, chosen) in highest.items()
+        min((key, probe_id, smallest[g], g) for g in highest[probe_id][1])
+        for key, probe_id in worst
     ]
-    return [(g, sample) for *_, sample, g in heapq.nsmallest(worst_n, ranks)]
+    return [(g, sample) for *_, sample, g in ranks]
 
 
 def merge_metrics(partials: Iterable[MetricsPartial], *, worst_n: int = 10) -> MetricsPartial:

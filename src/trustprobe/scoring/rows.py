@@ -36,7 +36,7 @@ class OwnValues(msgspec.Struct, gc=False):
 
 
 class SharedVerdict(Protocol):
-    """A verdict reached once and shared by the cases given it."""
+    """A verdict reached once and shared by the cases given it (hashed by its identity)."""
 
     @property
     def case(self) -> CaseScore | None:
@@ -100,7 +100,8 @@ class ScoredCases(Sequence[CaseScore]):
         self.samples: list[int] = []
         """Per case, its ``sample``."""
         self._entries: list[CaseScore | LightCase] = []
-        self._index: dict[int, int] = {}  # group index by id() of a shared verdict
+        # Group index by shared verdict: hashed by identity, in C (an id() costs an integer).
+        self._index: dict[SharedVerdict, int] = {}
 
     @classmethod
     def of(cls, cases: Sequence[CaseScore]) -> ScoredCases:
@@ -146,7 +147,7 @@ class ScoredCases(Sequence[CaseScore]):
 
     def add_light(self, verdict: SharedVerdict, sample: int, own: OwnValues) -> None:
         """Append a case given ``verdict`` (whose :attr:`~SharedVerdict.case` is set)."""
-        group = self._index.get(id(verdict))
+        group = self._index.get(verdict)
         if group is None:
             group = self._shared_group(verdict)
         self.group_of.append(group)
@@ -160,7 +161,7 @@ class ScoredCases(Sequence[CaseScore]):
         and own values, as a light case does: it joins the verdict's group, and the group's
         readers read it once with the rest.
         """
-        group = self._index.get(id(verdict))
+        group = self._index.get(verdict)
         if group is None:
             group = self._shared_group(verdict)
         self.group_of.append(group)
@@ -172,7 +173,7 @@ class ScoredCases(Sequence[CaseScore]):
         representative = verdict.case
         if representative is None:
             raise ValueError("a shared verdict needs a case before cases share it")
-        group = self._index[id(verdict)] = len(self.groups)
+        group = self._index[verdict] = len(self.groups)
         self.groups.append(representative)
         self.memos.append(verdict.memo)
         return group

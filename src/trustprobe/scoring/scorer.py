@@ -13,8 +13,9 @@ are built from typed values without validating each one again.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 from typing import Any, cast, get_args
 
 import msgspec
@@ -24,6 +25,8 @@ from pydantic_core import to_json
 from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.refusal import NOT_REFUSED
+from trustprobe.detectors.relation import Request
+from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
 from trustprobe.responses.models import Response, ToolCall
@@ -69,9 +72,6 @@ if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
 # How the part of a case's JSON line after its own fields starts (the first field after them).
 _TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
-# The JSON of the samples most runs number their cases with, made once (formatting one costs
-# about as much as the rest of a light case's line).
-_SAMPLE_TEXTS = tuple(b"%d" % sample for sample in range(4096))
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -222,9 +222,12 @@ class _ProbePlan:
     """Whether the probe requires calls (then even a case without calls is matched for them)."""
     category: str
     """The probe's category (which rules apply)."""
-    request: str | None
-    """The probe's input where an answer is read against it (where it should be declined:
-    refuting the request declines it), else ``None``."""
+    expects_refusal: bool
+    """Whether an answer is read against the probe's input (where it should be declined:
+    refuting the request declines it)."""
+    asked: Request | None
+    """What the detector reads of that input (:meth:`Detector.read_request`), read once for
+    every answer to the probe."""
     line_parts: tuple[bytes, bytes] | None = None
     """Once a case of the probe that made no calls was rendered: its JSON line up to the
     sample's value, and the probe's texts (``task`` and ``probe_input``)."""
@@ -236,6 +239,7 @@ class _ProbePlan:
         cls,
         probe: Probe,
         config: ScoringConfig,
+        detector: Detector,
         shared: _SharedPass | None,
         state: ModelState,
     ) -> _ProbePlan:
@@ -271,7 +275,8 @@ class _ProbePlan:
             fields_set=set(fields),
             requires_calls=bool(probe.required_calls),
             category=probe.category,
-            request=probe.input if terms.refuse else None,
+            expects_refusal=terms.refuse,
+            asked=detector.read_request(probe.input, probe.category) if terms.refuse else None,
         )
 
     def case(self, fields: dict[str, Any]) -> CaseScore:
@@ -347,8 +352,9 @@ class Scorer:
     def score(self, probe: Probe, response: Response) -> CaseScore:
         """Score one response; a harness error yields an unjudged case (``passed`` is None)."""
         plan = self._plan(probe)
-        (data,), (found,), (hits,) = self._match_all((plan,), (response,))
-        return cast(CaseScore, self._judged(plan, response, data, found, hits, None, None))
+        values = response.__dict__
+        (data,), (found,), (hits,) = self._match_all((plan,), (values,))
+        return cast(CaseScore, self._judged(plan, values, data, found, hits, None, None))
 
     def _plan(self, probe: Probe) -> _ProbePlan:
         """The probe's plan, made on first sight of the probe."""
@@ -357,7 +363,7 @@ class Scorer:
         # copy. A different probe under a known id (a caller mixing probe sets) gets a new one.
         if plan is None or (plan.probe is not probe and plan.probe != probe):
             plan = self._plans[probe.id] = _ProbePlan.compile(
-                probe, self._config, self._shared, self._state
+                probe, self._config, self._detector, self._shared, self._state
             )
         return plan
 
@@ -377,8 +383,10 @@ class Scorer:
             del found[cut:]
         return found, hits
 
-    def _match_all(self, plans: Sequence[_ProbePlan], responses: Sequence[Response]) -> _Matched:
-        """:meth:`_match` for every response with text, pass by pass, as three lists.
+    def _match_all(
+        self, plans: Sequence[_ProbePlan], responses: Sequence[dict[str, Any]]
+    ) -> _Matched:
+        """:meth:`_match` for every response with text (its fields), pass by pass, as three lists.
 
         The same answers as matching each response in turn, in less time: the texts meet the
         rules' pass together (:meth:`Detector.search_all`, set by set), then each probe's texts
@@ -393,8 +401,8 @@ class Scorer:
         own: list[int] = []  # responses for the rules' own pass, and their texts
         texts: list[bytes] = []
         for at, response in enumerate(responses):
-            text = response.response
-            if text is None or response.error is not None:
+            text = response["response"]
+            if text is None or response["error"] is not None:
                 continue
             try:
                 data = text.encode()
@@ -425,7 +433,7 @@ class Scorer:
     def _judged(
         self,
         plan: _ProbePlan,
-        response: Response,
+        response: dict[str, Any],
         data: bytes | None,
         found: list[int],
         hits: Sequence[int],
@@ -435,23 +443,24 @@ class Scorer:
     ) -> CaseScore | None:
         """The case of ``response`` given what its text matched (``data`` ``None``: no text).
 
-        ``data`` is its text as UTF-8, ``found`` and ``hits`` what the rules' pass and the
-        probe's signals found in it (see :meth:`_match_all`). With ``lines``, its compact JSON
-        line is appended to them: whole, or, with a ``separator``, the separator and then the
-        line in parts (see :meth:`score_text`). With ``rows`` (and a ``separator``), the case is
-        appended to them instead of returned: as its verdict and its own values when its
-        verdict's line parts are kept already.
+        ``response`` is a response's fields (see :data:`_FIELDS_OF`), ``data`` its text as
+        UTF-8, ``found`` and ``hits`` what the rules' pass and the probe's signals found in it
+        (see :meth:`_match_all`). With ``lines``, its compact JSON line is appended to them:
+        whole, or, with a ``separator``, the separator and then the line in parts (see
+        :meth:`score_text`). With ``rows`` (and a ``separator``), the case is appended to them
+        instead of returned: as its verdict and its own values when its verdict's line parts
+        are kept already.
         """
-        text = response.response
+        text = response["response"]
         if data is None or text is None:
             case = _error_case(plan, response)
             if lines is not None:
                 _append_whole(lines, separator, case)
             return _returned(case, rows)
-        safe, unsafe, refusal, intent, evidence = self._detector.read_evidence(
-            data, plan.category, found, plan.request
+        safe, unsafe, refusal, intent, evidence = self._detector.read_asked(
+            data, plan.category, found, plan.asked, plan.expects_refusal
         )
-        tool_calls = response.tool_calls
+        tool_calls = response["tool_calls"]
         calls = (
             find_calls(plan.probe, tool_calls) if tool_calls or plan.requires_calls else NO_CALLS
         )
@@ -476,16 +485,11 @@ class Scorer:
             reached = _Reached(verdict, plan.fields | verdict.fields, plan, calls)
             if len(plan.verdicts) < _MAX_VERDICTS:
                 plan.verdicts[key] = reached
-        sample = response.sample
+        sample = response["sample"]
         limit = self._excerpt
-        latency = response.latency_ms
-        own = OwnValues(
-            text[:limit],
-            len(text) > limit,
-            latency,
-            response.input_tokens,
-            response.output_tokens,
-        )
+        latency = response["latency_ms"]
+        input_tokens, output_tokens = response["input_tokens"], response["output_tokens"]
+        own = OwnValues(text[:limit], len(text) > limit, latency, input_tokens, output_tokens)
         if tool_calls is None:  # most cases: the call fields follow from the verdict's key
             light = reached.light
             if (
@@ -494,9 +498,9 @@ class Scorer:
                 and lines is not None
                 and light[0] == separator
                 and type(sample) is int  # _plain_values, written out: called for most cases
-                and type(latency) in _FLOAT_OR_NONE
-                and type(own.input_tokens) in _INT_OR_NONE
-                and type(own.output_tokens) in _INT_OR_NONE
+                and (latency is None or type(latency) is float)
+                and (input_tokens is None or type(input_tokens) is int)
+                and (output_tokens is None or type(output_tokens) is int)
             ):  # a verdict met before: the case stays its verdict and its own values
                 _, lead, middle, tail = light
                 try:  # _own_json, its usual path written out
@@ -506,7 +510,7 @@ class Scorer:
                         values = _own_json(own)[1:-1]
                 except UnicodeEncodeError:
                     values = _own_json(own)[1:-1]
-                number = _SAMPLE_TEXTS[sample] if 0 <= sample < 4096 else b"%d" % sample
+                number = SMALL_DECIMALS[sample] if 0 <= sample < 4096 else b"%d" % sample
                 lines += (lead, number, middle, values, tail)
                 rows.add_light(reached, sample, own)
                 return None
@@ -566,16 +570,16 @@ class Scorer:
         With ``rows``, the cases go to them and the list holds ``None`` for each.
         """
         by_id = {p.id: p for p in probes}
-        responses = list(responses)
-        ids = [r.probe_id for r in responses]
+        values = list(map(_FIELDS_OF, responses))
+        ids = list(map(_PROBE_ID, values))
         plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(ids)}
         plans = [plan_of[i] for i in ids]
         judged = self._judged
-        datas, founds, hits = self._match_all(plans, responses)
+        datas, founds, hits = self._match_all(plans, values)
         return [
             judged(plan, response, data, found, hit, lines, separator, rows)
             for plan, response, data, found, hit in zip(
-                plans, responses, datas, founds, hits, strict=True
+                plans, values, datas, founds, hits, strict=True
             )
         ]
 
@@ -634,8 +638,11 @@ def _case_state() -> ModelState:
     return model_state(CaseScore.model_validate(_FIELD_TEMPLATE))
 
 
-_FLOAT_OR_NONE = (float, type(None))
-_INT_OR_NONE = (int, type(None))
+_FIELDS_OF: Callable[[Response], dict[str, Any]] = attrgetter("__dict__")
+"""A response's fields, where pydantic keeps them: read by key there, each costs about half of
+reading it as an attribute (pydantic's models define ``__getattr__``, which slows every
+attribute read), and a case reads ten of them."""
+_PROBE_ID = itemgetter("probe_id")
 
 
 def _append_whole(lines: list[bytes], separator: bytes | None, case: CaseScore) -> None:
@@ -649,12 +656,15 @@ def _plain_values(sample: int, own: OwnValues) -> bool:
     """Whether a case's own values are of a validated response's types.
 
     Pydantic renders other values as their field's type: such a case is rendered whole.
+    Tested with ``is``, not as ``type(value) in (int, NoneType)``: a tuple's test compares the
+    types it does not hold first, which costs about ten times as much.
     """
+    latency, input_tokens, output_tokens = own.latency_ms, own.input_tokens, own.output_tokens
     return (
         type(sample) is int
-        and type(own.latency_ms) in _FLOAT_OR_NONE
-        and type(own.input_tokens) in _INT_OR_NONE
-        and type(own.output_tokens) in _INT_OR_NONE
+        and (latency is None or type(latency) is float)
+        and (input_tokens is None or type(input_tokens) is int)
+        and (output_tokens is None or type(output_tokens) is int)
     )
 
 
@@ -758,26 +768,27 @@ def _returned(case: CaseScore, rows: ScoredCases | None) -> CaseScore | None:
     return None
 
 
-def _error_case(plan: _ProbePlan, response: Response) -> CaseScore:
-    detail = f" ({response.error_detail})" if response.error_detail else ""
+def _error_case(plan: _ProbePlan, response: dict[str, Any]) -> CaseScore:
+    """The unjudged case of a response with a harness error or no text (its fields)."""
+    error = response["error"]
+    detail = f" ({response['error_detail']})" if response["error_detail"] else ""
     fields = plan.fields.copy()
     fields.update(
-        sample=response.sample,
+        sample=response["sample"],
         # Fresh lists: cases never share a mutable field.
         matched_safe_patterns=[],
         matched_unsafe_patterns=[],
         detected_failure_modes=[],
         verdict_cues=[],
         explanation=(
-            f"NOT JUDGED: harness error '{response.error}'{detail}; "
-            "not counted as an agent failure."
+            f"NOT JUDGED: harness error '{error}'{detail}; not counted as an agent failure."
         ),
-        latency_ms=response.latency_ms,
-        input_tokens=response.input_tokens,
-        output_tokens=response.output_tokens,
-        error=response.error or "missing_response",
+        latency_ms=response["latency_ms"],
+        input_tokens=response["input_tokens"],
+        output_tokens=response["output_tokens"],
+        error=error or "missing_response",
     )
-    _add_calls(fields, response.tool_calls, NO_CALLS)
+    _add_calls(fields, response["tool_calls"], NO_CALLS)
     return plan.case(fields)
 
 
