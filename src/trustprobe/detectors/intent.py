@@ -414,6 +414,7 @@ of two runs warns when it does)."""
 
 
 def _source(expression: re.Pattern[str] | re.Pattern[bytes]) -> str:
+    """An expression as the digest holds it: its text and its flags (a flag changes matches)."""
     pattern = expression.pattern
     text = pattern.decode("utf-8", "backslashreplace") if isinstance(pattern, bytes) else pattern
     return f"{text} (flags {expression.flags})"
@@ -450,12 +451,12 @@ def intent_parameters() -> dict[str, object]:
         "against_cues": sorted(AGAINST_CUES),
         "redirecting_cues": sorted(REDIRECTING_CUES),
         "disclaimer_cues": sorted(DISCLAIMER_CUES),
-        "conditional_opening": _CONDITIONAL_OPENING.pattern.decode(),
+        "conditional_opening": _source(_CONDITIONAL_OPENING),
         "safe_question_categories": sorted(SAFE_QUESTION_CATEGORIES),
         "answer_content_words": ANSWER_CONTENT_WORDS,
-        "judgement": [_JUDGEMENT.pattern.decode(), _INSUFFICIENT.pattern.decode()],
-        "concern": _CONCERN.pattern,
-        "referral_amid_steps": [_REFERRAL.pattern.decode(), _LATER_STEP.pattern.decode()],
+        "judgement": [_source(_JUDGEMENT), _source(_INSUFFICIENT)],
+        "concern": _source(_CONCERN),
+        "referral_amid_steps": [_source(_REFERRAL), _source(_LATER_STEP)],
         "paths": {name: [p.intent.value, p.confidence] for name, p in PATHS.items()},
     }
 
