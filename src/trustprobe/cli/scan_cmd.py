@@ -258,7 +258,7 @@ def scan(
     judging = JudgeRequest(
         judge, judge_base_url, judge_model, judge_api_key_env, judge_below, judge_cache
     )
-    judged = judging.wanted()
+    judging.wanted()  # refuses bad --judge flags before any probe is sent
     header, header_env = header or [], header_env or []
     probes, category = probes or [], category or []
     runner = _given(concurrency=concurrency, rate=rate, timeout=timeout, retries=retries, seed=seed)
@@ -281,6 +281,55 @@ def scan(
     )
     if target is not None:
         target_options["kind"] = target
+    config = _scan_config(
+        target_options,
+        runner,
+        resume=resume,
+        out=out,
+        config_file=config_file,
+        probes=probes,
+        categories=category,
+        samples=samples,
+        fail_under=fail_under,
+        max_harness_error_share=max_harness_error_share,
+        retry_errors=retry_errors,
+    )
+    target_kind = config.target.kind if config is not None else _resumed_kind(resume)
+    if target_kind == "python" and os.getcwd() not in sys.path:
+        # Like uvicorn: let `module:function` name a module in the current directory, for a
+        # new run and a resumed one alike.
+        sys.path.insert(0, os.getcwd())
+    result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
+    _write_outputs(result, judging, html=html, junit=junit)
+    if result.outcome.interrupted:
+        err_console.print(
+            f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
+            soft_wrap=True,
+        )
+    else:
+        print_gate(result.summary.gate)
+    raise typer.Exit(run_exit_code(result.summary.gate, interrupted=result.outcome.interrupted))
+
+
+def _scan_config(
+    target_options: dict[str, Any],
+    runner: dict[str, Any],
+    *,
+    resume: Path | None,
+    out: Path | None,
+    config_file: Path | None,
+    probes: list[str],
+    categories: list[str],
+    samples: int | None,
+    fail_under: float | None,
+    max_harness_error_share: float | None,
+    retry_errors: bool,
+) -> ScanConfig | None:
+    """A new run's configuration from the flags, or ``None`` for a resumed run.
+
+    A resumed run takes its target, probes and samples from its ``run.json``: only the runner's
+    flags may be given beside ``--resume``.
+    """
     if resume is not None:
         extra = _given(
             config=config_file,
@@ -290,37 +339,36 @@ def scan(
             max_harness_error_share=max_harness_error_share,
         )
         extra.update(target_options)
-        if probes or category or extra:
+        if probes or categories or extra:
             raise InputError(
                 "with --resume the target, probes and samples come from the run's run.json; "
                 f"only {', '.join('--' + f for f in _RUNNER_FLAGS)} may be given",
                 field="--resume",
             )
-        config: ScanConfig | None = None
-    else:
-        if retry_errors:
-            raise InputError("--retry-errors only applies with --resume", field="--retry-errors")
-        if out is None:
-            raise InputError("give --out RUN_DIR (or --resume RUN_DIR)", field="--out")
-        overrides = _given(
-            target=target_options,
-            runner=runner,
-            probes=probes,
-            categories=category,
-            samples=samples,
-            fail_under=fail_under,
-            max_harness_error_share=max_harness_error_share,
-        )
-        config = build_scan_config(overrides, config_file=config_file)
-    target_kind = config.target.kind if config is not None else _resumed_kind(resume)
-    if target_kind == "python" and os.getcwd() not in sys.path:
-        # Like uvicorn: let `module:function` name a module in the current directory, for a
-        # new run and a resumed one alike.
-        sys.path.insert(0, os.getcwd())
-    result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
+        return None
+    if retry_errors:
+        raise InputError("--retry-errors only applies with --resume", field="--retry-errors")
+    if out is None:
+        raise InputError("give --out RUN_DIR (or --resume RUN_DIR)", field="--out")
+    overrides = _given(
+        target=target_options,
+        runner=runner,
+        probes=probes,
+        categories=categories,
+        samples=samples,
+        fail_under=fail_under,
+        max_harness_error_share=max_harness_error_share,
+    )
+    return build_scan_config(overrides, config_file=config_file)
+
+
+def _write_outputs(
+    result: ScanResult, judging: JudgeRequest, *, html: Path | None, junit: Path | None
+) -> None:
+    """Judge the uncertain cases if asked, print the summary and write the extra reports."""
     # The report's cases are only in its file: read back for the judge and the case views.
     report = result.summary
-    if judged:
+    if judging.wanted():
         json_path, md_path = result.report_paths
         report = judging.rewrite(report, json_path, result.run_dir / CACHE_DIR_NAME)
         atomic_write_text(md_path, render_markdown(report))
@@ -336,14 +384,6 @@ def scan(
     if junit is not None:
         write_junit(report if report.cases else result.report, junit)
         console.print(f"junit: {junit}", soft_wrap=True)
-    if result.outcome.interrupted:
-        err_console.print(
-            f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
-            soft_wrap=True,
-        )
-    else:
-        print_gate(result.summary.gate)
-    raise typer.Exit(run_exit_code(result.summary.gate, interrupted=result.outcome.interrupted))
 
 
 def _resumed_kind(resume: Path | None) -> str | None:
