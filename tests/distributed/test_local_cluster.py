@@ -334,3 +334,22 @@ def test_block_lost_for_good_fails_clearly_without_a_report(
         scheduler.allowed_failures = allowed
     assert killed and not output.exists() and _leftovers(tmp_path) == []
     client.wait_for_workers(2, timeout=120)
+
+
+def test_each_phase_logs_its_wall_and_client_cpu_time(
+    client: Client,
+    probes: list[Probe],
+    packs: list[RulePack],
+    awkward_shards: list[Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level("INFO", logger="trustprobe.distributed.sharded"):
+        run = _score(client, probes, packs, awkward_shards, tmp_path / "report.json")
+    phases = [r.getMessage() for r in caplog.records if "(client CPU " in r.getMessage()]
+    assert [message.split(" in ")[0] for message in phases] == [
+        f"indexed {len(awkward_shards)} shards",
+        f"scored {run.blocks} blocks",
+        "observability mapped",
+    ]
+    assert all(message.endswith(" s)") for message in phases)

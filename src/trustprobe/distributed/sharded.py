@@ -22,8 +22,8 @@ import bisect
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -421,14 +421,8 @@ def _plan(
         ]
         return _gather(client, futures, "indexing shards")
 
-    started, cpu = time.perf_counter(), time.process_time()
-    indexes = index(shards, {})
-    logger.info(
-        "indexed %d shards in %.2f s (client CPU %.2f s)",
-        len(shards),
-        time.perf_counter() - started,
-        time.process_time() - cpu,
-    )
+    with _logged_phase("indexed %d shards", len(shards)):
+        indexes = index(shards, {})
     unknown = sorted(set().union(*(i.unknown_probe_ids for i in indexes)))
     failed = [i.shard.index for i in indexes if i.error is not None]
     if failed or unknown:
@@ -456,6 +450,19 @@ def _plan(
         warnings=warnings_of(indexes, duplicates),
         missing=[p.id for p in probes if p.id not in answered],
         scored=sum(i.scored for i in indexes),
+    )
+
+
+@contextmanager
+def _logged_phase(what: str, *args: object) -> Iterator[None]:
+    """Log the wall and client CPU time of a phase of the run, as ``what % args`` "in ... s"."""
+    started, cpu = time.perf_counter(), time.process_time()
+    yield
+    logger.info(
+        what + " in %.2f s (client CPU %.2f s)",
+        *args,
+        time.perf_counter() - started,
+        time.process_time() - cpu,
     )
 
 
@@ -550,43 +557,32 @@ def score_shards(
             uniform = _uniform_places(plan.indexes) if plan.scored >= min_cases else set()
             sampled: dict[Place, CaseScore] = {}
             used = BlockText.SEND if spool.directory is None else BlockText.FILES
-            started, cpu = time.perf_counter(), time.process_time()
-            metrics, strata = _score_blocks(
-                client,
-                work,
-                plugin=plugin,
-                worst_n=worst_n,
-                seed=seed,
-                stream=stream,
-                spool=spool,
-                token=token,
-                max_in_flight=max_in_flight or max(4, 4 * threads),
-                busy_target=2 * threads,
-                progress=progress,
-                uniform=uniform,
-                sampled=sampled,
-            )
-            logger.info(
-                "scored %d blocks in %.2f s (client CPU %.2f s)",
-                len(work),
-                time.perf_counter() - started,
-                time.process_time() - cpu,
-            )
+            with _logged_phase("scored %d blocks", len(work)):
+                metrics, strata = _score_blocks(
+                    client,
+                    work,
+                    plugin=plugin,
+                    worst_n=worst_n,
+                    seed=seed,
+                    stream=stream,
+                    spool=spool,
+                    token=token,
+                    max_in_flight=max_in_flight or max(4, 4 * threads),
+                    busy_target=2 * threads,
+                    progress=progress,
+                    uniform=uniform,
+                    sampled=sampled,
+                )
             if metrics.cases != total_cases or stream.cases != total_cases:
                 raise DistributedRunError(
                     f"{stream.cases} cases were written where {total_cases} records went in;"
                     " no report was written"
                 )
-            started, cpu = time.perf_counter(), time.process_time()
-            observability = _observability(
-                client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
-                seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
-            )  # fmt: skip
-            logger.info(
-                "observability mapped in %.2f s (client CPU %.2f s)",
-                time.perf_counter() - started,
-                time.process_time() - cpu,
-            )
+            with _logged_phase("observability mapped"):
+                observability = _observability(
+                    client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
+                    seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
+                )  # fmt: skip
             placed = 0 if observability is None else len(observability.points)
             if observability is not None:
                 stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)
