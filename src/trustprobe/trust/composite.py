@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -240,33 +240,19 @@ def finalise_score(
     if ignored_future_count:
         reasons.append(f"{ignored_future_count} evidence item(s) observed after as_of were ignored")
 
-    counts = readings.evidence_count
-    covered = [d for i, d in enumerate(DIMENSIONS) if counts[i]]
-    covered_set = set(covered)
-    missing_required = [d for d in config.required_dimensions if d not in covered_set]
-    meets = not missing_required and len(covered) >= config.min_covered_dimensions
-    coverage = _coverage_summary(
-        covered=covered,
-        covered_count=len(covered),
-        total=len(DIMENSIONS),
-        required=list(config.required_dimensions),
-        missing_required=missing_required,
-        min_covered=config.min_covered_dimensions,
-        meets_requirement=meets,
-    )
-
+    coverage = _coverage(readings.evidence_count, config)
     unrounded: float | None = None
     final: int | None = None
     if composite is None:
         reasons.append(
             "no covered dimension carries weight: composite is null and the agent unrated"
-            if covered
+            if coverage.covered
             else "no dimension has evidence: composite is null and the agent unrated"
         )
     else:
         final, unrounded = round_composite(composite[0], readings, weights.weights)
 
-    security_score = readings.score[_SECURITY] if counts[_SECURITY] else None
+    security_score = readings.score[_SECURITY] if readings.evidence_count[_SECURITY] else None
     # A low security score is reported even when there is no composite to cap.
     gate_applied = security_score is not None and security_score < config.security_gate_threshold
     capped = False
@@ -286,67 +272,15 @@ def finalise_score(
                 f"security gate: {gate_reason} (composite lowered from {uncapped} to {final})"
             )
 
-    tier = tier_for(final, config)
-    caps: list[Tier] = []
-    if gate_applied:
-        caps.append(config.security_gate_max_tier)
-        if tier.rank > config.security_gate_max_tier.rank:
-            reasons.append(
-                f"security gate: tier held at {config.security_gate_max_tier.value} "
-                f"(the composite alone gives {tier.value})"
-            )
-            tier = config.security_gate_max_tier
-    if final is not None and not meets:
-        caps.append(config.coverage_max_tier)
-        if tier.rank > config.coverage_max_tier.rank:
-            parts = []
-            if missing_required:
-                parts.append("missing required " + ", ".join(d.value for d in missing_required))
-            if len(covered) < config.min_covered_dimensions:
-                parts.append(
-                    f"{len(covered)} of {len(DIMENSIONS)} dimensions covered, "
-                    f"{config.min_covered_dimensions} needed"
-                )
-            reasons.append(
-                f"coverage requirement not met ({'; '.join(parts)}): tier held at "
-                f"{config.coverage_max_tier.value} (the composite alone gives {tier.value})"
-            )
-            tier = config.coverage_max_tier
-
-    interval: ScoreInterval | None = None
-    if composite is not None and unrounded is not None:
-        composite_se = composite[1]
-        spread = config.interval_z * composite_se
-        low = max(0, math.floor(unrounded - spread))
-        high = min(1000, math.ceil(unrounded + spread))
-        if gate_applied:
-            low = min(low, config.security_gate_cap)
-            high = min(high, config.security_gate_cap)
-        interval = _score_interval(
-            low=low, high=high, standard_error=composite_se, z=config.interval_z
-        )
-
-    floor = config.tier_floor(tier)
-    above_floor = None if final is None or floor is None else final - floor
-    next_tier: Tier | None = None
-    to_next: int | None = None
-    if final is not None and tier is not Tier.PLATINUM:
-        candidate = next(t for t in _TIERS_DESCENDING if t.rank == tier.rank + 1)
-        if all(candidate.rank <= cap.rank for cap in caps):
-            next_floor = config.tier_floor(candidate)
-            assert next_floor is not None
-            next_tier, to_next = candidate, max(next_floor - final, 0)
-
+    tier, caps = _held_tier(final, coverage, config, gate_applied=gate_applied, reasons=reasons)
     return _trust_score(
         agent_id=agent_id,
         as_of=as_of,
         composite=final,
         composite_unrounded=unrounded,
         tier=tier,
-        tier_margin=_tier_margin(
-            points_above_floor=above_floor, next_tier=next_tier, points_to_next=to_next
-        ),
-        interval=interval,
+        tier_margin=_margin(final, tier, caps, config),
+        interval=_interval(composite, unrounded, config, gate_applied=gate_applied),
         dimensions=_dimension_lines(readings, weights),
         coverage=coverage,
         security_gate=_security_gate(
@@ -365,6 +299,100 @@ def finalise_score(
         ignored_future_count=ignored_future_count,
         sources=list(sources),
     )
+
+
+def _coverage(counts: Sequence[int], config: TrustConfig) -> CoverageSummary:
+    """Which dimensions have evidence, and whether they meet the coverage requirement."""
+    covered = [d for i, d in enumerate(DIMENSIONS) if counts[i]]
+    covered_set = set(covered)
+    missing_required = [d for d in config.required_dimensions if d not in covered_set]
+    return _coverage_summary(
+        covered=covered,
+        covered_count=len(covered),
+        total=len(DIMENSIONS),
+        required=list(config.required_dimensions),
+        missing_required=missing_required,
+        min_covered=config.min_covered_dimensions,
+        meets_requirement=not missing_required and len(covered) >= config.min_covered_dimensions,
+    )
+
+
+def _held_tier(
+    final: int | None,
+    coverage: CoverageSummary,
+    config: TrustConfig,
+    *,
+    gate_applied: bool,
+    reasons: list[str],
+) -> tuple[Tier, list[Tier]]:
+    """The tier of ``final`` held under the security gate's and the coverage rule's caps.
+
+    Returns the tier and the caps that applied; each hold adds its reason to ``reasons``.
+    """
+    tier = tier_for(final, config)
+    caps: list[Tier] = []
+    if gate_applied:
+        caps.append(config.security_gate_max_tier)
+        if tier.rank > config.security_gate_max_tier.rank:
+            reasons.append(
+                f"security gate: tier held at {config.security_gate_max_tier.value} "
+                f"(the composite alone gives {tier.value})"
+            )
+            tier = config.security_gate_max_tier
+    if final is not None and not coverage.meets_requirement:
+        caps.append(config.coverage_max_tier)
+        if tier.rank > config.coverage_max_tier.rank:
+            parts = []
+            if coverage.missing_required:
+                parts.append(
+                    "missing required " + ", ".join(d.value for d in coverage.missing_required)
+                )
+            if coverage.covered_count < config.min_covered_dimensions:
+                parts.append(
+                    f"{coverage.covered_count} of {len(DIMENSIONS)} dimensions covered, "
+                    f"{config.min_covered_dimensions} needed"
+                )
+            reasons.append(
+                f"coverage requirement not met ({'; '.join(parts)}): tier held at "
+                f"{config.coverage_max_tier.value} (the composite alone gives {tier.value})"
+            )
+            tier = config.coverage_max_tier
+    return tier, caps
+
+
+def _interval(
+    composite: tuple[float, float] | None,
+    unrounded: float | None,
+    config: TrustConfig,
+    *,
+    gate_applied: bool,
+) -> ScoreInterval | None:
+    """The composite's interval at ``config.interval_z`` standard errors, under the gate's cap."""
+    if composite is None or unrounded is None:
+        return None
+    composite_se = composite[1]
+    spread = config.interval_z * composite_se
+    low = max(0, math.floor(unrounded - spread))
+    high = min(1000, math.ceil(unrounded + spread))
+    if gate_applied:
+        low = min(low, config.security_gate_cap)
+        high = min(high, config.security_gate_cap)
+    return _score_interval(low=low, high=high, standard_error=composite_se, z=config.interval_z)
+
+
+def _margin(final: int | None, tier: Tier, caps: Sequence[Tier], config: TrustConfig) -> TierMargin:
+    """Points above the tier's floor, and to the next tier when no cap holds the score below it."""
+    floor = config.tier_floor(tier)
+    above_floor = None if final is None or floor is None else final - floor
+    next_tier: Tier | None = None
+    to_next: int | None = None
+    if final is not None and tier is not Tier.PLATINUM:
+        candidate = next(t for t in _TIERS_DESCENDING if t.rank == tier.rank + 1)
+        if all(candidate.rank <= cap.rank for cap in caps):
+            next_floor = config.tier_floor(candidate)
+            assert next_floor is not None
+            next_tier, to_next = candidate, max(next_floor - final, 0)
+    return _tier_margin(points_above_floor=above_floor, next_tier=next_tier, points_to_next=to_next)
 
 
 def unique_evidence(evidence: Iterable[Evidence]) -> dict[str, Evidence]:
