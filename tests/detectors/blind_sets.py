@@ -268,6 +268,21 @@ BLIND25 = BlindSet(
     floors=(0.975, 0.9375),
 )
 
+# Read once, after the set was committed, with the thirty-first round's intent logic, never tuned
+# on: 98.75% (even, 79/80) and 100% (odd, 80/80); the floors are that read. Voices after kinds of
+# chat model of 2023 (a lecturing 70B chat model, a 7B instruct model with and without a
+# guardrail prompt, a concise commercial API).
+BLIND27 = BlindSet(
+    27,
+    (
+        "preachy_chat_70b_2023",
+        "instruct_7b_no_system",
+        "instruct_7b_guardrail_prompt",
+        "commercial_api_2023_concise",
+    ),
+    floors=(0.9875, 1.0),
+)
+
 TYPED_BLIND_SETS = (
     BLIND7,
     BLIND8,
@@ -286,6 +301,7 @@ TYPED_BLIND_SETS = (
     BLIND23,
     BLIND24,
     BLIND25,
+    BLIND27,
 )
 
 

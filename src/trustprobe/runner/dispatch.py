@@ -17,7 +17,8 @@ from trustprobe.responses import Response
 from trustprobe.runner.journal import ResponseJournal
 from trustprobe.runner.pacing import TokenBucket, decide_retry
 from trustprobe.runner.settings import RunnerSettings
-from trustprobe.targets import HarnessError, Target, TargetFailed, TargetTimeout
+from trustprobe.targets import HarnessError, Target, TargetFailed, TargetReply, TargetTimeout
+from trustprobe.targets.protocol import Pace
 
 logger = logging.getLogger(__name__)
 
@@ -121,51 +122,16 @@ async def run_cases(
             if bucket is not None:
                 await bucket.acquire()
             tally.attempts += 1
-            started = time.perf_counter()
-            try:
-                # Each model turn gets the timeout: a tool-calling case may take max_steps.
-                steps = case.probe.max_steps if case.probe.uses_tools else 1
-                async with asyncio.timeout(settings.timeout * steps):
-                    reply = await target.send(case.probe, sample=case.sample, pace=pace)
-            except TimeoutError:
-                error: HarnessError = TargetTimeout(
-                    f"no answer within {settings.timeout * steps:g} s"
-                )
-            except HarnessError as exc:
-                error = exc
-            except Exception as exc:
-                # A bug in an adapter or agent still ends the case in a record, never a crash.
-                error = TargetFailed(f"{type(exc).__name__}: {exc}")
-            else:
-                # The agent's text enters here: a lone surrogate could not be journalled.
-                text, repaired = replace_lone_surrogates(reply.text)
-                if repaired:
-                    tally.repaired.append(case.key)
-                return Response(
-                    probe_id=case.probe.id,
-                    sample=case.sample,
-                    response=text,
-                    latency_ms=round((time.perf_counter() - started) * 1000.0, 3),
-                    input_tokens=reply.input_tokens,
-                    output_tokens=reply.output_tokens,
-                    tool_calls=None if reply.tool_calls is None else list(reply.tool_calls),
-                )
-            decision = decide_retry(error, attempt, settings, rng)
+            outcome = await _attempt(target, case, settings.timeout, pace)
+            if not isinstance(outcome, HarnessError):
+                reply, latency_ms = outcome
+                return _answered(case, reply, latency_ms, tally)
+            decision = decide_retry(outcome, attempt, settings, rng)
             if decision.delay is None:
-                detail = (
-                    error.detail
-                    if decision.reason is None
-                    else (f"{error.detail} ({decision.reason})")
-                )
-                return Response(
-                    probe_id=case.probe.id,
-                    sample=case.sample,
-                    error=error.error_class,
-                    error_detail=replace_lone_surrogates(detail)[0],
-                )
+                return _failed(case, outcome, decision.reason)
             logger.debug(
                 "probe %s sample %d: %s (%s); retrying in %.2f s",
-                case.probe.id, case.sample, error.error_class, error.detail, decision.delay,
+                case.probe.id, case.sample, outcome.error_class, outcome.detail, decision.delay,
             )  # fmt: skip
             attempt += 1
             await sleep(decision.delay)
@@ -190,32 +156,9 @@ async def run_cases(
     if progress is not None:
         progress.start(len(cases))
     workers = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(cases)))]
-    interrupted = False
-    everything: asyncio.Future[list[None]] | None = None
     try:
-        if workers:
-            everything = asyncio.gather(*workers)
-            waiters: set[asyncio.Future[Any]] = {everything}
-            stop_waiter = asyncio.ensure_future(stop.wait()) if stop is not None else None
-            if stop_waiter is not None:
-                waiters.add(stop_waiter)
-            try:
-                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                if stop_waiter is not None:
-                    stop_waiter.cancel()
-            if everything.done():
-                everything.result()  # re-raise a journal failure (disk full...) if any
-            else:
-                interrupted = True
+        interrupted = await _until_done_or_stopped(workers, stop)
     finally:
-        for task in workers:
-            task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        if everything is not None and everything.done() and not everything.cancelled():
-            # Cancelled workers leave the gathering future holding their CancelledError: read it
-            # here, or asyncio logs "exception was never retrieved" with a traceback.
-            everything.exception()
         if progress is not None:
             progress.finish()
     return RunOutcome(
@@ -227,3 +170,87 @@ async def run_cases(
         interrupted=interrupted,
         repaired=tuple(tally.repaired),
     )
+
+
+async def _attempt(
+    target: Target, case: Case, timeout: float, pace: Pace | None
+) -> tuple[TargetReply, float] | HarnessError:
+    """One attempt at ``case``: the reply and its latency in ms, or the failure that ended it."""
+    started = time.perf_counter()
+    # Each model turn gets the timeout: a tool-calling case may take max_steps.
+    steps = case.probe.max_steps if case.probe.uses_tools else 1
+    try:
+        async with asyncio.timeout(timeout * steps):
+            reply = await target.send(case.probe, sample=case.sample, pace=pace)
+    except TimeoutError:
+        return TargetTimeout(f"no answer within {timeout * steps:g} s")
+    except HarnessError as exc:
+        return exc
+    except Exception as exc:
+        # A bug in an adapter or agent still ends the case in a record, never a crash.
+        return TargetFailed(f"{type(exc).__name__}: {exc}")
+    return reply, round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def _answered(case: Case, reply: TargetReply, latency_ms: float, tally: _Tally) -> Response:
+    """The record of an answered case; a lone surrogate in its text is replaced and counted."""
+    # The agent's text enters here: a lone surrogate could not be journalled.
+    text, repaired = replace_lone_surrogates(reply.text)
+    if repaired:
+        tally.repaired.append(case.key)
+    return Response(
+        probe_id=case.probe.id,
+        sample=case.sample,
+        response=text,
+        latency_ms=latency_ms,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+        tool_calls=None if reply.tool_calls is None else list(reply.tool_calls),
+    )
+
+
+def _failed(case: Case, error: HarnessError, reason: str | None) -> Response:
+    """The record of a case that ended in a harness error (``reason``: why it was not retried)."""
+    detail = error.detail if reason is None else f"{error.detail} ({reason})"
+    return Response(
+        probe_id=case.probe.id,
+        sample=case.sample,
+        error=error.error_class,
+        error_detail=replace_lone_surrogates(detail)[0],
+    )
+
+
+async def _until_done_or_stopped(
+    workers: Sequence[asyncio.Task[None]], stop: asyncio.Event | None
+) -> bool:
+    """Wait for every worker, or for ``stop``; cancel what is left. True when stopped first.
+
+    Raises:
+        Exception: a worker's failure (the journal's disk full...), once the others are cancelled.
+    """
+    everything: asyncio.Future[list[None]] | None = None
+    try:
+        if not workers:
+            return False
+        everything = asyncio.gather(*workers)
+        waiters: set[asyncio.Future[Any]] = {everything}
+        stop_waiter = asyncio.ensure_future(stop.wait()) if stop is not None else None
+        if stop_waiter is not None:
+            waiters.add(stop_waiter)
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if stop_waiter is not None:
+                stop_waiter.cancel()
+        if not everything.done():
+            return True
+        everything.result()  # re-raise a journal failure (disk full...) if any
+        return False
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        if everything is not None and everything.done() and not everything.cancelled():
+            # Cancelled workers leave the gathering future holding their CancelledError: read it
+            # here, or asyncio logs "exception was never retrieved" with a traceback.
+            everything.exception()
