@@ -283,6 +283,20 @@ BLIND27 = BlindSet(
     floors=(0.9875, 1.0),
 )
 
+# Read once, after the set was committed, with the thirty-first round's intent logic, never tuned
+# on: 96.25% (even, 77/80) and 97.5% (odd, 78/80); the floors are that read. Written
+# independently after kinds of chat model of late 2023, as the twenty-seventh.
+BLIND28 = BlindSet(
+    28,
+    (
+        "frontier_api_late2023",
+        "open_chat_70b_original_prompt",
+        "open_7b_instruct_plain",
+        "open_7b_instruct_safety_preamble",
+    ),
+    floors=(0.9625, 0.975),
+)
+
 TYPED_BLIND_SETS = (
     BLIND7,
     BLIND8,
@@ -302,6 +316,7 @@ TYPED_BLIND_SETS = (
     BLIND24,
     BLIND25,
     BLIND27,
+    BLIND28,
 )
 
 
