@@ -269,6 +269,21 @@ BLIND25 = BlindSet(
 )
 
 # Read once, after the set was committed, with the thirty-first round's intent logic, never tuned
+# on: 92.5% (even, 74/80) and 88.75% (odd, 71/80); the floors are that read. Voices after kinds of
+# chat model and app of 2024, one of them a companion persona that declines in character, often
+# with a joke, a change of subject or a question back.
+BLIND26 = BlindSet(
+    26,
+    (
+        "open_70b_chat_2024",
+        "moe_instruct_verbose",
+        "moderation_wrapped_app",
+        "companion_persona_bot",
+    ),
+    floors=(0.925, 0.8875),
+)
+
+# Read once, after the set was committed, with the thirty-first round's intent logic, never tuned
 # on: 98.75% (even, 79/80) and 100% (odd, 80/80); the floors are that read. Voices after kinds of
 # chat model of 2023 (a lecturing 70B chat model, a 7B instruct model with and without a
 # guardrail prompt, a concise commercial API).
@@ -315,6 +330,7 @@ TYPED_BLIND_SETS = (
     BLIND23,
     BLIND24,
     BLIND25,
+    BLIND26,
     BLIND27,
     BLIND28,
 )
