@@ -391,6 +391,64 @@ def _plan(
     """
     prepared = batch.items
     stored = _stored_digests(connection, organisation_id, [p.record.id for p in prepared])
+    accepted, rejected, ignored = _sort_out(prepared, stored, now=now)
+    plan = IngestPlan(organisation_id, head, accepted, rejected, ignored)
+    if not accepted:
+        return plan
+    if agents is None:
+        agents = ensure_agents(
+            connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
+        )
+    plan.rows = _evidence_rows(
+        organisation_id,
+        agents,
+        accepted,
+        head=head,
+        now=now,
+        source=source,
+        probe_run_id=probe_run_id,
+        dialect=connection.dialect.name,
+    )
+    # Every record accepted (nearly always): the batch's agent parts hold, else they are made
+    # again from the accepted ones.
+    new_by_agent = batch.agents if len(accepted) == len(prepared) else _agent_batches(accepted)
+    plan.rescoring = Rescoring.read(
+        connection,
+        store,
+        new_records={agents[a]: (a, part) for a, part in new_by_agent.items()},
+        previous_seq=0 if head is None else head[0],
+        now=now,
+    )
+    order = sorted(new_by_agent)
+    plan.bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
+    scores = plan.rescoring.scores()
+    plan.transitions = transition_rows(
+        store,
+        organisation_id=organisation_id,
+        rescores=[
+            Rescore(
+                agent_pk=agents[agent_id],
+                agent_id=agent_id,
+                score=scores[agent_id],
+                trigger=f"evidence:{len(new_by_agent[agent_id].records)} via {source.value}",
+            )
+            for agent_id in order
+        ],
+        bases=plan.bases,
+        now=now,
+    )
+    return plan
+
+
+def _sort_out(
+    prepared: Sequence[_Prepared], stored: Mapping[str, str], *, now: datetime
+) -> tuple[list[_Prepared], list[RecordRejection], list[RecordNote]]:
+    """Each record of a batch accepted, rejected or ignored, given the digests already stored.
+
+    A repeat of a stored or earlier record is a no-op when its content is identical and a
+    rejection otherwise (evidence is append-only); a record from slightly in the future is
+    accepted with a note.
+    """
     accepted: list[_Prepared] = []
     rejected: list[RecordRejection] = []
     ignored: list[RecordNote] = []
@@ -454,52 +512,7 @@ def _plan(
                         "and counted by the agent's first score computed after that time",
                     )
                 )
-    plan = IngestPlan(organisation_id, head, accepted, rejected, ignored)
-    if not accepted:
-        return plan
-    if agents is None:
-        agents = ensure_agents(
-            connection, organisation_id, sorted({a.record.agent_id for a in accepted}), now=now
-        )
-    plan.rows = _evidence_rows(
-        organisation_id,
-        agents,
-        accepted,
-        head=head,
-        now=now,
-        source=source,
-        probe_run_id=probe_run_id,
-        dialect=connection.dialect.name,
-    )
-    # Every record accepted (nearly always): the batch's agent parts hold, else they are made
-    # again from the accepted ones.
-    new_by_agent = batch.agents if len(accepted) == len(prepared) else _agent_batches(accepted)
-    plan.rescoring = Rescoring.read(
-        connection,
-        store,
-        new_records={agents[a]: (a, part) for a, part in new_by_agent.items()},
-        previous_seq=0 if head is None else head[0],
-        now=now,
-    )
-    order = sorted(new_by_agent)
-    plan.bases = chain_bases(connection, [agents[agent_id] for agent_id in order])
-    scores = plan.rescoring.scores()
-    plan.transitions = transition_rows(
-        store,
-        organisation_id=organisation_id,
-        rescores=[
-            Rescore(
-                agent_pk=agents[agent_id],
-                agent_id=agent_id,
-                score=scores[agent_id],
-                trigger=f"evidence:{len(new_by_agent[agent_id].records)} via {source.value}",
-            )
-            for agent_id in order
-        ],
-        bases=plan.bases,
-        now=now,
-    )
-    return plan
+    return accepted, rejected, ignored
 
 
 @dataclass
