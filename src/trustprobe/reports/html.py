@@ -409,6 +409,41 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
     """Columnar case data for the explorer; texts embedded in priority order within budget."""
     cases = report.cases
     categories = sorted({c.category for c in cases})
+    strings = _Strings()
+    probes, columns = _case_columns(cases, categories, strings)
+    skeleton = script_json({"p": probes, "c": columns, "s": strings.items, "k": categories})
+    budget = limits.data_budget_bytes - reserved - len(skeleton.encode("utf-8"))
+    order = _priority(cases)
+    explained, budget = _embed_explanations(
+        cases, order, columns, strings, budget, limits.case_text_chars
+    )
+    # Responses and probe texts go in the same order, with what is left; cut shorter on big
+    # runs so that every failure gets at least the start of its response.
+    limit = _text_limit(cases, order, limits.case_text_chars, budget)
+    embedded = _embed_texts(cases, order[:explained], probes, columns, strings, budget, limit)
+    return {
+        "categories": categories,
+        "severities": [severity.value for severity in SEVERITIES],
+        "probes": probes,
+        "cases": columns,
+        "strings": strings.items,
+        "total": len(cases),
+        "readings": _READINGS,
+        "low_confidence": LOW_CONFIDENCE,
+        "explanations_embedded": explained,
+        "texts_embedded": embedded,
+        "text_chars": limit,
+    }
+
+
+_READINGS = [intent.value for intent in Intent]
+"""The intent readings, by the index the case columns give."""
+
+
+def _case_columns(
+    cases: Sequence[CaseScore], categories: list[str], strings: _Strings
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """The probes' and the cases' columns, texts not yet embedded (-1: no text)."""
     category_index = {name: i for i, name in enumerate(categories)}
     probe_index: dict[str, int] = {}
     probes: dict[str, list[Any]] = {
@@ -435,8 +470,6 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         "cues": [],
         "judge": [],
     }
-    strings = _Strings()
-    readings = [intent.value for intent in Intent]
     for case in cases:
         slot = probe_index.get(case.probe_id)
         if slot is None:
@@ -457,7 +490,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         columns["response"].append(-1)
         columns["cut"].append(0)
         columns["trace"].append(-1)
-        columns["reading"].append(None if case.verdict is None else readings.index(case.verdict))
+        columns["reading"].append(None if case.verdict is None else _READINGS.index(case.verdict))
         columns["confidence"].append(_round(case.verdict_confidence))
         columns["cues"].append(
             strings.add(", ".join(case.verdict_cues)) if case.verdict_cues else -1
@@ -471,13 +504,22 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
                 f"{judge.model}): {judge.rationale}"
             )
         )
+    return probes, columns
 
-    skeleton = script_json({"p": probes, "c": columns, "s": strings.items, "k": categories})
-    budget = limits.data_budget_bytes - reserved - len(skeleton.encode("utf-8"))
-    limit = limits.case_text_chars  # explanations are short: cut at the full length
-    order = _priority(cases)
-    # Pass 1: explanations, short and mostly shared between cases, for as many as fit; the
-    # index replacing each -1 costs a few more bytes (8 covers 7 digits).
+
+def _embed_explanations(
+    cases: Sequence[CaseScore],
+    order: Sequence[int],
+    columns: dict[str, list[Any]],
+    strings: _Strings,
+    budget: int,
+    limit: int,
+) -> tuple[int, int]:
+    """Embed explanations in ``order`` while they fit: how many went in, and the budget left.
+
+    Explanations are short and mostly shared between cases; the index replacing each -1 costs
+    a few more bytes (8 covers 7 digits).
+    """
     explained = 0
     for i in order:
         explanation = cases[i].explanation[:limit]
@@ -487,11 +529,24 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         budget -= cost
         columns["explanation"][i] = strings.add(explanation)
         explained += 1
-    # Pass 2: responses and probe texts, in the same order, with what is left; cut shorter on
-    # big runs so that every failure gets at least the start of its response.
-    limit = _text_limit(cases, order, limit, budget)
+    return explained, budget
+
+
+def _embed_texts(
+    cases: Sequence[CaseScore],
+    order: Sequence[int],
+    probes: dict[str, list[Any]],
+    columns: dict[str, list[Any]],
+    strings: _Strings,
+    budget: int,
+    limit: int,
+) -> int:
+    """Embed responses, tool-call traces and probe texts, cut at ``limit``, while they fit.
+
+    Returns how many cases, in ``order``, got theirs.
+    """
     embedded = 0
-    for i in order[:explained]:
+    for i in order:
         case = cases[i]
         slot = columns["probe"][i]
         response = case.response[:limit] if case.response is not None else None
@@ -515,19 +570,7 @@ def _case_data(report: Report, limits: HtmlLimits, reserved: int) -> dict[str, A
         if need_probe:
             probes["task"][slot] = strings.add(task)
             probes["input"][slot] = strings.add(probe_input)
-    return {
-        "categories": categories,
-        "severities": [severity.value for severity in SEVERITIES],
-        "probes": probes,
-        "cases": columns,
-        "strings": strings.items,
-        "total": len(cases),
-        "readings": readings,
-        "low_confidence": LOW_CONFIDENCE,
-        "explanations_embedded": explained,
-        "texts_embedded": embedded,
-        "text_chars": limit,
-    }
+    return embedded
 
 
 def _scatter_data(report: Report, limits: HtmlLimits) -> dict[str, Any] | None:
