@@ -149,6 +149,47 @@ def evidence_from_report(
     if observed_at.tzinfo is None or observed_at.utcoffset() is None:
         raise InputError("observed_at must be timezone-aware", field="observed_at")
     cases = report.cases
+    _check_categories(cases, mapping, path)
+    root = f"report-{sha256_hex(report_digest(report) + chr(10) + agent_id)[:24]}"
+    common: dict[str, Any] = {"agent_id": agent_id, "observed_at": observed_at}
+    evidence = _eval_evidence(cases, mapping, root, common)
+    evidence.extend(_operational_evidence(cases, mapping, root, common))
+    if mapping.tool_calls:
+        evidence.extend(_tool_call_evidence(cases, root, common))
+    if mapping.eval_rigor:
+        rigor = _eval_rigor(cases, mapping)
+        if rigor is not None:
+            coverage, diversity = rigor
+            evidence.append(
+                _operational(
+                    root,
+                    common,
+                    Dimension.EVAL_RIGOR,
+                    "coverage",
+                    value=coverage,
+                    diversity=diversity,
+                )
+            )
+    return evidence
+
+
+def _operational(
+    root: str, common: dict[str, Any], dimension: Dimension, metric: str, **fields: Any
+) -> OperationalEvidence:
+    """The operational record ``metric`` of ``dimension``, its id made from the report's root."""
+    return OperationalEvidence(
+        id=f"{root}-{dimension.value}-{metric}",
+        dimension=dimension,
+        metric=metric,
+        **fields,
+        **common,
+    )
+
+
+def _check_categories(
+    cases: Sequence[CaseScore], mapping: CategoryMapping, path: str | Path | None
+) -> None:
+    """Refuse a case whose category the mapping does not name, locating the first one."""
     for index, case in enumerate(cases):
         if case.category not in mapping.categories:
             raise InputError(
@@ -157,33 +198,38 @@ def evidence_from_report(
                 path=path,
                 field=f"cases[{index}].category",
             )
-    root = f"report-{sha256_hex(report_digest(report) + chr(10) + agent_id)[:24]}"
-    common: dict[str, Any] = {"agent_id": agent_id, "observed_at": observed_at}
-    evidence: list[Evidence] = []
 
+
+def _eval_evidence(
+    cases: Sequence[CaseScore], mapping: CategoryMapping, root: str, common: dict[str, Any]
+) -> list[Evidence]:
+    """One pass/total record per dimension that judged cases map to, in dimension order."""
     judged: dict[Dimension, list[bool]] = defaultdict(list)
     for case in cases:
         dimension = mapping.categories[case.category]
         if dimension is not None and case.passed is not None:
             judged[dimension].append(case.passed)
-    for dimension in Dimension:
-        outcomes = judged.get(dimension)
-        if outcomes:
-            evidence.append(
-                EvalEvidence(
-                    id=f"{root}-{dimension.value}-eval",
-                    dimension=dimension,
-                    passed=sum(outcomes),
-                    total=len(outcomes),
-                    **common,
-                )
-            )
+    return [
+        EvalEvidence(
+            id=f"{root}-{dimension.value}-eval",
+            dimension=dimension,
+            passed=sum(outcomes),
+            total=len(outcomes),
+            **common,
+        )
+        for dimension in Dimension
+        if (outcomes := judged.get(dimension))
+    ]
+
+
+def _operational_evidence(
+    cases: Sequence[CaseScore], mapping: CategoryMapping, root: str, common: dict[str, Any]
+) -> list[Evidence]:
+    """The run's operational records the mapping asks for: consistency, errors, latency, tokens."""
+    evidence: list[Evidence] = []
 
     def operational(dimension: Dimension, metric: str, **fields: Any) -> None:
-        item_id = f"{root}-{dimension.value}-{metric}"
-        evidence.append(
-            OperationalEvidence(id=item_id, dimension=dimension, metric=metric, **fields, **common)
-        )
+        evidence.append(_operational(root, common, dimension, metric, **fields))
 
     if mapping.reliability:
         samples: dict[str, set[bool]] = defaultdict(set)
@@ -228,12 +274,6 @@ def evidence_from_report(
                 value=sum(spent) / len(spent),
                 task_value=mapping.task_value_tokens,
             )
-    if mapping.tool_calls:
-        evidence.extend(_tool_call_evidence(cases, root, common))
-    if mapping.eval_rigor:
-        rigor = _eval_rigor(cases, mapping)
-        if rigor is not None:
-            operational(Dimension.EVAL_RIGOR, metric="coverage", value=rigor[0], diversity=rigor[1])
     return evidence
 
 
@@ -270,14 +310,15 @@ def _tool_call_evidence(
         )
     calls = sum(len(c.tool_calls or ()) for c in acting)
     if calls:
+        violations = sum(len(c.flagged_calls) for c in acting)
         evidence.append(
-            OperationalEvidence(
-                id=f"{root}-{Dimension.RUNTIME_COMPLIANCE.value}-violations",
-                dimension=Dimension.RUNTIME_COMPLIANCE,
-                metric="violations",
-                value=sum(len(c.flagged_calls) for c in acting),
+            _operational(
+                root,
+                common,
+                Dimension.RUNTIME_COMPLIANCE,
+                "violations",
+                value=violations,
                 actions=calls,
-                **common,
             )
         )
     after_failure = [c for c in acting if any(call.result_error for call in c.tool_calls or ())]
