@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from trustprobe.comparison.models import (
@@ -398,6 +398,30 @@ def compare_reports(
     thresholds = thresholds or DiffThresholds()
     base_run, new_run = _Run.of(base), _Run.of(new)
 
+    paired_ids, unpaired = _pairs(base_run, new_run)
+    changes = _Changes.of(paired_ids, base_run, new_run)
+    categories = sorted(c for c in set(base_run.rates) | set(new_run.rates) if c is not None)
+    compared = _compared_scopes(base_run, new_run, changes.outcomes, categories, thresholds)
+    overall = compared.pop(None)
+    by_name = {c: compared[c] for c in categories}
+    gates = _gates(overall, by_name, changes.newly_failing, thresholds)
+    return Comparison(
+        base=_summary(base, base_label),
+        new=_summary(new, new_label),
+        thresholds=thresholds,
+        overall=overall,
+        categories=list(by_name.values()),
+        newly_failing=changes.newly_failing,
+        newly_passing=changes.newly_passing,
+        unpaired=unpaired,
+        warnings=_warnings(base, new, changes.relabelled),
+        gates=gates,
+        regression=not all(g.passed for g in gates),
+    )
+
+
+def _pairs(base_run: _Run, new_run: _Run) -> tuple[list[str], list[UnpairedProbe]]:
+    """The probe ids both runs scored, and the others with why each is not paired."""
     all_ids = sorted(
         set(base_run.probes) | base_run.missing | set(new_run.probes) | new_run.missing
     )
@@ -409,25 +433,45 @@ def compare_reports(
             paired_ids.append(probe_id)
         else:
             unpaired.append(UnpairedProbe(probe_id=probe_id, reason=reason))
+    return paired_ids, unpaired
 
-    relabelled: dict[str, tuple[str, str]] = {}
-    outcomes: dict[str | None, list[tuple[bool, bool]]] = {None: []}
-    newly_failing: list[ProbeChange] = []
-    newly_passing: list[ProbeChange] = []
-    for probe_id in paired_ids:
-        before, after = base_run.probes[probe_id], new_run.probes[probe_id]
-        if before.category != after.category:
-            relabelled[probe_id] = (before.category, after.category)
-        pair = (bool(before.verdict), bool(after.verdict))
-        outcomes[None].append(pair)
-        outcomes.setdefault(after.category, []).append(pair)
-        if pair == (True, False):
-            newly_failing.append(_change(probe_id, before, after))
-        elif pair == (False, True):
-            newly_passing.append(_change(probe_id, before, after))
-    newly_failing.sort(key=lambda c: (-(c.new_weighted_risk or 0.0), c.probe_id))
 
-    categories = sorted(c for c in set(base_run.rates) | set(new_run.rates) if c is not None)
+@dataclass
+class _Changes:
+    """The paired probes' outcomes (overall under ``None`` and by category) and what changed."""
+
+    outcomes: dict[str | None, list[tuple[bool, bool]]]
+    relabelled: dict[str, tuple[str, str]]
+    newly_failing: list[ProbeChange]
+    newly_passing: list[ProbeChange]
+
+    @classmethod
+    def of(cls, paired_ids: Sequence[str], base_run: _Run, new_run: _Run) -> _Changes:
+        """Pair each probe's verdicts; the newly failing ones riskiest first."""
+        changes = cls({None: []}, {}, [], [])
+        for probe_id in paired_ids:
+            before, after = base_run.probes[probe_id], new_run.probes[probe_id]
+            if before.category != after.category:
+                changes.relabelled[probe_id] = (before.category, after.category)
+            pair = (bool(before.verdict), bool(after.verdict))
+            changes.outcomes[None].append(pair)
+            changes.outcomes.setdefault(after.category, []).append(pair)
+            if pair == (True, False):
+                changes.newly_failing.append(_change(probe_id, before, after))
+            elif pair == (False, True):
+                changes.newly_passing.append(_change(probe_id, before, after))
+        changes.newly_failing.sort(key=lambda c: (-(c.new_weighted_risk or 0.0), c.probe_id))
+        return changes
+
+
+def _compared_scopes(
+    base_run: _Run,
+    new_run: _Run,
+    outcomes: Mapping[str | None, list[tuple[bool, bool]]],
+    categories: Sequence[str],
+    thresholds: DiffThresholds,
+) -> dict[str | None, ScopeComparison]:
+    """Each scope's comparison (overall under ``None``), categories' p-values Holm-adjusted."""
     scopes: list[str | None] = [None, *categories]
     tests = {
         scope: _scope(scope, base_run, new_run, _tally(outcomes.get(scope, [])), thresholds)
@@ -455,19 +499,4 @@ def compare_reports(
             reason=reason,
             min_detectable_change=_detectable(paired.pairs, family, thresholds),
         )
-    overall = compared.pop(None)
-    by_name = {c: compared[c] for c in categories}
-    gates = _gates(overall, by_name, newly_failing, thresholds)
-    return Comparison(
-        base=_summary(base, base_label),
-        new=_summary(new, new_label),
-        thresholds=thresholds,
-        overall=overall,
-        categories=list(by_name.values()),
-        newly_failing=newly_failing,
-        newly_passing=newly_passing,
-        unpaired=unpaired,
-        warnings=_warnings(base, new, relabelled),
-        gates=gates,
-        regression=not all(g.passed for g in gates),
-    )
+    return compared
