@@ -407,7 +407,7 @@ identity is reused while the key stands; an equal reading or cues that are anoth
 a plan of their own (the same plan, made twice)."""
 
 
-INTENT_LOGIC_VERSION = 1
+INTENT_LOGIC_VERSION = 2
 """Raised when the reading's decisions change in code rather than in a pattern, a word set or a
 constant of :func:`intent_parameters`, so that the rule digest changes with them (a comparison
 of two runs warns when it does)."""
@@ -643,8 +643,12 @@ class IntentReader:
         if step == _IF_AMID_STEPS:
             return first if _referral_amid_steps(stripped) else second
         # _IF_CONTRADICTS, planned only where there is a request
-        if request is not None and contradicts_claim(request, stripped):
-            # A refutation set out as a list: its opening denies the request's claim.
+        if request is not None and (
+            _DENIES in refusal.cues or contradicts_claim(request, stripped)
+        ):
+            # A refutation set out as a list: its opening denies the request's claim, in the
+            # request's words or in a sentence or heading that only denies ("## They Shouldn't
+            # Be", then the reasons), which the list's help outweighs as a refusal.
             return first
         return second
 
@@ -875,6 +879,7 @@ FALL_BACK_PATHS = frozenset(("answer", "short_answer", "unrefuted_answer", "cont
 delivery (:meth:`IntentReader._against_refusal`)."""
 _SUBSTITUTION = "boundary.refusal.substitution"
 _CONTRADICTS = "boundary.refusal.contradicts_premise"
+_DENIES = "boundary.refusal.denies_outright"
 DISCLAIMER_CUES = frozenset(
     {
         "boundary.refusal.first_person_inability",
