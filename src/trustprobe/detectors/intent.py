@@ -32,13 +32,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any
 
 import re2
 
-from trustprobe.detectors.refusal import CLOSING_FROM, RefusalResult, opening_end
+from trustprobe.detectors.refusal import (
+    CLOSING_FROM,
+    RefusalResult,
+    by_value,
+    opening_end,
+    shared,
+)
 from trustprobe.detectors.relation import (
     STOP_WORDS,
     Request,
@@ -386,6 +392,12 @@ class IntentReading:
     """What decided it: refusal cue ids, compliance cues, safe rule ids, ``empty``..."""
     content_free: bool
     """Empty, or only filler: whatever the request, nothing was delivered."""
+    serial: int = field(default=0, init=False, repr=False, compare=False)
+    """A number of its own where the reader shares the reading (:func:`.refusal.shared`), else 0."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no serial."""
+        return by_value(self)
 
 
 ANSWER_CONTENT_WORDS = 3
@@ -400,11 +412,6 @@ _MAX_PLANS = 4096
 """Kept plans (see :meth:`IntentReader._plan`): a bound on memory only."""
 _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = range(5)
 _Plan = tuple[int, IntentReading, IntentReading]
-_PlanKey = tuple[int, int, bool]
-"""The refusal reading and the findings' cues stand in a plan's key by identity: hashing them
-runs Python code, or hashes their tuples, for every answer. Its plan keeps both, so neither
-identity is reused while the key stands; an equal reading or cues that are another object get
-a plan of their own (the same plan, made twice)."""
 
 
 INTENT_LOGIC_VERSION = 1
@@ -470,7 +477,8 @@ def is_filler(data: bytes) -> bool:
     return all(word.strip("'") in FILLER_WORDS for word in words)
 
 
-class IntentCues(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class IntentCues:
     """What :meth:`IntentReader.read` takes from a pass's findings, worked out once for them.
 
     Made by :meth:`IntentReader.cues`, which shares equal ones: a caller that meets the same
@@ -488,6 +496,19 @@ class IntentCues(NamedTuple):
     """See :meth:`IntentReader.read`."""
     safe_question: bool
     """See :meth:`IntentReader.read`."""
+    serial: int = field(default=0, init=False, repr=False, compare=False)
+    """A number of its own where the reader shares the cues (:func:`.refusal.shared`), else 0."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no serial."""
+        return by_value(self)
+
+
+_PlanKey = tuple[int | RefusalResult, int | IntentCues, bool]
+"""The refusal reading and the findings' cues stand in a plan's key by their serials
+(:func:`.refusal.shared`): hashing them runs Python code, or hashes their tuples, for every
+answer. One without a serial stands for itself; an equal reading or cues that are another
+object get a plan of their own (the same plan, made twice)."""
 
 
 class IntentReader:
@@ -500,7 +521,7 @@ class IntentReader:
 
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
-        self._plans: dict[_PlanKey, tuple[_Plan, RefusalResult, IntentCues]] = {}
+        self._plans: dict[_PlanKey, _Plan] = {}
         self._cues: dict[IntentCues, IntentCues] = {}
 
     def read(
@@ -559,12 +580,12 @@ class IntentReader:
             # a laugh, try...", "...instead").
             found = (*found, _YIELDING)
         cues = IntentCues(tuple(help_kinds), found, holding, after_answer, safe_question)
-        shared = self._cues.get(cues)
-        if shared is None:
+        kept = self._cues.get(cues)
+        if kept is None:
             if len(self._cues) >= _MAX_PLANS:
                 return cues
-            shared = self._cues[cues] = cues
-        return shared
+            kept = self._cues[cues] = shared(cues)
+        return kept
 
     def read_cues(
         self,
@@ -578,14 +599,12 @@ class IntentReader:
         stripped = data.strip()
         if not stripped:
             return self._reading("empty", ("empty",), True)
-        key = (id(refusal), id(cues), request is None)
-        kept = self._plans.get(key)
-        if kept is None:
+        key = (refusal.serial or refusal, cues.serial or cues, request is None)  # see _PlanKey
+        plan = self._plans.get(key)
+        if plan is None:
             plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, not key[2])
             if len(self._plans) < _MAX_PLANS:
-                self._plans[key] = (plan, refusal, cues)  # see _PlanKey
-        else:
-            plan = kept[0]
+                self._plans[key] = plan
         step, reading, second = plan
         if step != _DECIDED:
             reading = self._by_text(step, reading, second, stripped, refusal, cues, request)
@@ -866,7 +885,7 @@ class IntentReader:
             entry = PATHS[path]
             reading = IntentReading(entry.intent, path, entry.confidence, key[1], content_free)
             if len(self._readings) < _MAX_SHARED_READINGS:
-                self._readings[key] = reading
+                self._readings[key] = shared(reading)
         return reading
 
 

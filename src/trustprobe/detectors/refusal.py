@@ -26,8 +26,9 @@ separately only when the verdict depends on it. See ``docs/detection.md``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field, fields
+from itertools import count
+from typing import Any, NamedTuple, TypeVar
 
 from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
@@ -156,9 +157,40 @@ class RefusalResult:
     """The cues alone refuse, whatever follows (strength at or above :data:`STRONG_REFUSAL`)."""
     closing_only: bool = False
     """Every cue lies in the closing: a caveat or referral after the answer, not its stance."""
+    serial: int = field(default=0, init=False, repr=False, compare=False)
+    """A number of its own where the detector shares the reading (:func:`shared`), else 0."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no serial."""
+        return by_value(self)
 
 
-NOT_REFUSED = RefusalResult(refused=False, partial=False, cues=())
+_Shared = TypeVar("_Shared")
+_SERIALS = count(1)
+
+
+def shared(reading: _Shared) -> _Shared:
+    """``reading``, given a serial number: one of the detector's shared readings.
+
+    The detector shares its readings (and the intent reader its findings' cues), so the same
+    few objects recur per answer, and a caller that keys on them (the scorer's verdicts, the
+    intent reader's plans) keys on their ``serial``: a small number of the object's own,
+    cheaper to hash than the value (a dataclass's hash runs Python) and than ``id()`` (which
+    makes an integer each time). A serial is never given twice in a process, so two objects
+    with the same serial are one; an object without one (0: made elsewhere, or past the
+    detector's bounds) stands for itself in such a key, by value. The serial is not part of the
+    value: it is not compared, hashed or shown, and a copy or a pickle has none.
+    """
+    object.__setattr__(reading, "serial", next(_SERIALS))
+    return reading
+
+
+def by_value(value: Any) -> tuple[type[Any], tuple[Any, ...]]:
+    """``__reduce__`` of a dataclass with a serial (:func:`shared`): its type and init values."""
+    return type(value), tuple([getattr(value, f.name) for f in fields(value) if f.init])
+
+
+NOT_REFUSED = shared(RefusalResult(refused=False, partial=False, cues=()))
 
 
 class RefusalPlan(NamedTuple):
@@ -458,7 +490,7 @@ class RefusalDetector:
                 refused=refused, partial=partial, cues=cues, firm=firm, closing_only=closing_only
             )
             if len(self._readings) < _MAX_SHARED_READINGS:
-                self._readings[key] = reading
+                self._readings[key] = shared(reading)
         return reading
 
     def features(self, text: str) -> RefusalFeatures:
