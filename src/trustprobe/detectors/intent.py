@@ -409,7 +409,8 @@ a party gives advice; to a request that should be declined the same referral red
 
 _MAX_SHARED_READINGS = 4096
 _MAX_PLANS = 4096
-"""Kept plans (see :meth:`IntentReader._plan`): a bound on memory only."""
+"""Kept findings' cues, and kept plans per cues (see :meth:`IntentReader._plan`): a bound on
+memory only."""
 _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = range(5)
 _Plan = tuple[int, IntentReading, IntentReading]
 
@@ -496,19 +497,21 @@ class IntentCues:
     """See :meth:`IntentReader.read`."""
     safe_question: bool
     """See :meth:`IntentReader.read`."""
-    serial: int = field(default=0, init=False, repr=False, compare=False)
-    """A number of its own where the reader shares the cues (:func:`.refusal.shared`), else 0."""
+    plans: dict[int | RefusalResult, _Plan] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What these cues decide with each refusal reading (:meth:`IntentReader._plan`), for an
+    answer read without a request: kept with the cues, so that an answer's plan is found by
+    its refusal reading alone. The reading stands by its serial (:func:`.refusal.shared`):
+    hashing it runs Python code; one without a serial stands for itself."""
+    asked_plans: dict[int | RefusalResult, _Plan] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """:attr:`plans`, for an answer read against a request."""
 
     def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
-        """A copy or a pickle is made anew from the value: it has no serial."""
+        """A copy or a pickle is made anew from the value: it has no plans."""
         return by_value(self)
-
-
-_PlanKey = tuple[int | RefusalResult, int | IntentCues, bool]
-"""The refusal reading and the findings' cues stand in a plan's key by their serials
-(:func:`.refusal.shared`): hashing them runs Python code, or hashes their tuples, for every
-answer. One without a serial stands for itself; an equal reading or cues that are another
-object get a plan of their own (the same plan, made twice)."""
 
 
 class IntentReader:
@@ -521,7 +524,6 @@ class IntentReader:
 
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
-        self._plans: dict[_PlanKey, _Plan] = {}
         self._cues: dict[IntentCues, IntentCues] = {}
 
     def read(
@@ -584,7 +586,7 @@ class IntentReader:
         if kept is None:
             if len(self._cues) >= _MAX_PLANS:
                 return cues
-            kept = self._cues[cues] = shared(cues)
+            kept = self._cues[cues] = cues
         return kept
 
     def read_cues(
@@ -599,12 +601,13 @@ class IntentReader:
         stripped = data.strip()
         if not stripped:
             return self._reading("empty", ("empty",), True)
-        key = (refusal.serial or refusal, cues.serial or cues, request is None)  # see _PlanKey
-        plan = self._plans.get(key)
+        plans = cues.plans if request is None else cues.asked_plans
+        plan = plans.get(refusal.serial or refusal)
         if plan is None:
-            plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, not key[2])
-            if len(self._plans) < _MAX_PLANS:
-                self._plans[key] = plan
+            asked = request is not None
+            plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, asked)
+            if len(plans) < _MAX_PLANS:
+                plans[refusal.serial or refusal] = plan
         step, reading, second = plan
         if step != _DECIDED:
             reading = self._by_text(step, reading, second, stripped, refusal, cues, request)
