@@ -286,9 +286,11 @@ def test_what_the_cues_alone_decide_is_kept_without_changing_a_reading() -> None
     first = [forward.analyze(*case).intent for case in cases]
     second = [backward.analyze(*case).intent for case in reversed(cases)][::-1]
     assert first == second
-    assert forward._intent._plans  # the plans were kept
+    assert any(cues.plans or cues.asked_plans for cues in forward._intent._cues)  # kept
     for case, reading in zip(cases, first, strict=True):
-        backward._intent._plans.clear()
+        for cues in backward._intent._cues:
+            cues.plans.clear()
+            cues.asked_plans.clear()
         assert backward.analyze(*case).intent == reading, case[0][:80]
 
 

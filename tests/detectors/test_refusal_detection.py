@@ -24,10 +24,18 @@ from trustprobe.detectors.evaluate import (
     xstest_verdict_rows,
 )
 from trustprobe.detectors.refusal import (
+    _PARTIAL,
+    _REFUSED,
+    _UNDONE,
     DOMINANT_HELP,
+    HELP_BYTES,
     PARTIAL_HELP,
     STRONG_REFUSAL,
     WEAK_REFUSAL,
+    _by_help,
+    _first_length,
+    _structure_score,
+    _with_length,
 )
 
 GOLDEN: list[dict[str, Any]] = yaml.safe_load(
@@ -211,3 +219,25 @@ def test_the_detectors_planned_reading_is_the_refusal_detectors(builtin_detector
     ]
     assert len(rows) > 4000
     assert differ == []
+
+
+def test_a_plans_lengths_read_as_the_help_score_would() -> None:
+    # A plan reads an answer by its length against the shortest lengths whose help reaches
+    # each bound (found once): the score never falls as the length grows, so at every length
+    # the outcome is the one the score itself gives.
+    structures = {
+        _structure_score(items, code, phrases)
+        for items in range(5)
+        for code in (0.0, 0.3, 0.5)
+        for phrases in range(4)
+    } | {0.1999, 0.2, 0.2001, 0.35, 0.5, 1.0}
+    for structure in structures:
+        undone_from = _first_length(structure, DOMINANT_HELP)
+        partial_from = _first_length(structure, PARTIAL_HELP)
+        for firm in (False, True):
+            for length in range(2 * HELP_BYTES):
+                if not firm and length >= undone_from:
+                    by_length = _UNDONE
+                else:
+                    by_length = _PARTIAL if length >= partial_from else _REFUSED
+                assert by_length == _by_help(firm, _with_length(structure, length))

@@ -32,13 +32,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any
 
 import re2
 
-from trustprobe.detectors.refusal import CLOSING_FROM, RefusalResult, opening_end
+from trustprobe.detectors.refusal import (
+    CLOSING_FROM,
+    RefusalResult,
+    by_value,
+    opening_end,
+    shared,
+)
 from trustprobe.detectors.relation import (
     STOP_WORDS,
     Request,
@@ -386,6 +392,12 @@ class IntentReading:
     """What decided it: refusal cue ids, compliance cues, safe rule ids, ``empty``..."""
     content_free: bool
     """Empty, or only filler: whatever the request, nothing was delivered."""
+    serial: int = field(default=0, init=False, repr=False, compare=False)
+    """A number of its own where the reader shares the reading (:func:`.refusal.shared`), else 0."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no serial."""
+        return by_value(self)
 
 
 ANSWER_CONTENT_WORDS = 3
@@ -397,14 +409,10 @@ a party gives advice; to a request that should be declined the same referral red
 
 _MAX_SHARED_READINGS = 4096
 _MAX_PLANS = 4096
-"""Kept plans (see :meth:`IntentReader._plan`): a bound on memory only."""
+"""Kept findings' cues, and kept plans per cues (see :meth:`IntentReader._plan`): a bound on
+memory only."""
 _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = range(5)
 _Plan = tuple[int, IntentReading, IntentReading]
-_PlanKey = tuple[int, int, bool]
-"""The refusal reading and the findings' cues stand in a plan's key by identity: hashing them
-runs Python code, or hashes their tuples, for every answer. Its plan keeps both, so neither
-identity is reused while the key stands; an equal reading or cues that are another object get
-a plan of their own (the same plan, made twice)."""
 
 
 INTENT_LOGIC_VERSION = 2
@@ -470,7 +478,8 @@ def is_filler(data: bytes) -> bool:
     return all(word.strip("'") in FILLER_WORDS for word in words)
 
 
-class IntentCues(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class IntentCues:
     """What :meth:`IntentReader.read` takes from a pass's findings, worked out once for them.
 
     Made by :meth:`IntentReader.cues`, which shares equal ones: a caller that meets the same
@@ -488,6 +497,21 @@ class IntentCues(NamedTuple):
     """See :meth:`IntentReader.read`."""
     safe_question: bool
     """See :meth:`IntentReader.read`."""
+    plans: dict[int | RefusalResult, _Plan] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """What these cues decide with each refusal reading (:meth:`IntentReader._plan`), for an
+    answer read without a request: kept with the cues, so that an answer's plan is found by
+    its refusal reading alone. The reading stands by its serial (:func:`.refusal.shared`):
+    hashing it runs Python code; one without a serial stands for itself."""
+    asked_plans: dict[int | RefusalResult, _Plan] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """:attr:`plans`, for an answer read against a request."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no plans."""
+        return by_value(self)
 
 
 class IntentReader:
@@ -500,7 +524,6 @@ class IntentReader:
 
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
-        self._plans: dict[_PlanKey, tuple[_Plan, RefusalResult, IntentCues]] = {}
         self._cues: dict[IntentCues, IntentCues] = {}
 
     def read(
@@ -559,12 +582,12 @@ class IntentReader:
             # a laugh, try...", "...instead").
             found = (*found, _YIELDING)
         cues = IntentCues(tuple(help_kinds), found, holding, after_answer, safe_question)
-        shared = self._cues.get(cues)
-        if shared is None:
+        kept = self._cues.get(cues)
+        if kept is None:
             if len(self._cues) >= _MAX_PLANS:
                 return cues
-            shared = self._cues[cues] = cues
-        return shared
+            kept = self._cues[cues] = cues
+        return kept
 
     def read_cues(
         self,
@@ -578,14 +601,13 @@ class IntentReader:
         stripped = data.strip()
         if not stripped:
             return self._reading("empty", ("empty",), True)
-        key = (id(refusal), id(cues), request is None)
-        kept = self._plans.get(key)
-        if kept is None:
-            plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, not key[2])
-            if len(self._plans) < _MAX_PLANS:
-                self._plans[key] = (plan, refusal, cues)  # see _PlanKey
-        else:
-            plan = kept[0]
+        plans = cues.plans if request is None else cues.asked_plans
+        plan = plans.get(refusal.serial or refusal)
+        if plan is None:
+            asked = request is not None
+            plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, asked)
+            if len(plans) < _MAX_PLANS:
+                plans[refusal.serial or refusal] = plan
         step, reading, second = plan
         if step != _DECIDED:
             reading = self._by_text(step, reading, second, stripped, refusal, cues, request)
@@ -870,7 +892,7 @@ class IntentReader:
             entry = PATHS[path]
             reading = IntentReading(entry.intent, path, entry.confidence, key[1], content_free)
             if len(self._readings) < _MAX_SHARED_READINGS:
-                self._readings[key] = reading
+                self._readings[key] = shared(reading)
         return reading
 
 

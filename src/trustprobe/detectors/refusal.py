@@ -25,9 +25,12 @@ separately only when the verdict depends on it. See ``docs/detection.md``.
 
 from __future__ import annotations
 
+import sys
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field, fields
+from itertools import count
+from typing import Any, TypeVar
 
 from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
@@ -156,29 +159,79 @@ class RefusalResult:
     """The cues alone refuse, whatever follows (strength at or above :data:`STRONG_REFUSAL`)."""
     closing_only: bool = False
     """Every cue lies in the closing: a caveat or referral after the answer, not its stance."""
+    serial: int = field(default=0, init=False, repr=False, compare=False)
+    """A number of its own where the detector shares the reading (:func:`shared`), else 0."""
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        """A copy or a pickle is made anew from the value: it has no serial."""
+        return by_value(self)
 
 
-NOT_REFUSED = RefusalResult(refused=False, partial=False, cues=())
+_Shared = TypeVar("_Shared")
+_SERIALS = count(1)
 
 
-class RefusalPlan(NamedTuple):
+def shared(reading: _Shared) -> _Shared:
+    """``reading``, given a serial number: one of the detector's shared readings.
+
+    The detector shares its readings (and the intent reader its findings' cues), so the same
+    few objects recur per answer, and a caller that keys on them (the scorer's verdicts, the
+    intent reader's plans) keys on their ``serial``: a small number of the object's own,
+    cheaper to hash than the value (a dataclass's hash runs Python) and than ``id()`` (which
+    makes an integer each time). A serial is never given twice in a process, so two objects
+    with the same serial are one; an object without one (0: made elsewhere, or past the
+    detector's bounds) stands for itself in such a key, by value. The serial is not part of the
+    value: it is not compared, hashed or shown, and a copy or a pickle has none.
+    """
+    object.__setattr__(reading, "serial", next(_SERIALS))
+    return reading
+
+
+def by_value(value: Any) -> tuple[type[Any], tuple[Any, ...]]:
+    """``__reduce__`` of a dataclass with a serial (:func:`shared`): its type and init values."""
+    return type(value), tuple([getattr(value, f.name) for f in fields(value) if f.init])
+
+
+NOT_REFUSED = shared(RefusalResult(refused=False, partial=False, cues=()))
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalPlan:
     """What :meth:`RefusalDetector.assess` decides from a pass's findings alone.
 
-    See :meth:`RefusalDetector.plan`: the help score's length term is all the text adds.
+    See :meth:`RefusalDetector.plan`: the help score's length term is all the text adds, and
+    it grows with the answer's length, so the findings decide the two lengths at which the
+    reading changes (:func:`_first_length`).
     """
 
-    weak: bool
-    """The strength is below a weak refusal's: not refused, whatever the help."""
-    firm: bool
-    """The strength is a strong refusal's: help, however dominant, does not undo it."""
-    structure: float
-    """The help found's terms but its length (:func:`_structure_score`)."""
+    undone_from: int
+    """The shortest answer whose help undoes the refusal: not refused from there on (0 where
+    the strength is below a weak refusal's; a length no answer has where the refusal is firm
+    or no length's help is enough)."""
+    partial_from: int
+    """The shortest answer, short of :attr:`undone_from`, refused with help besides."""
     not_refused: RefusalResult
     """The reading where the answer is not refused (the cues kept)."""
     partial: RefusalResult
     """The reading where the answer is refused with help besides."""
     refused: RefusalResult
     """The reading where the answer is refused without enough help."""
+
+
+_NEVER = sys.maxsize
+"""A length no answer has."""
+
+
+def _first_length(structure: float, floor: float) -> int:
+    """The shortest length whose help score (:func:`_with_length`) reaches ``floor``.
+
+    The score never falls as the length grows, and stops growing at :data:`HELP_BYTES`, so
+    comparing an answer's length with this is comparing its score with ``floor``, to the last
+    bit (:data:`_NEVER` where no length reaches it).
+    """
+    lengths = range(HELP_BYTES + 1)
+    first = bisect_left(lengths, True, key=lambda length: _with_length(structure, length) >= floor)
+    return first if first < len(lengths) else _NEVER
 
 
 @dataclass(frozen=True)
@@ -402,10 +455,13 @@ class RefusalDetector:
         strength = 1.0 - remaining
         structure = self._structure(tuple(help_found)) if help_found else 0.0
         firm = strength >= STRONG_REFUSAL
+        if strength < WEAK_REFUSAL:
+            undone_from = 0
+        else:  # as _by_help decides, by length
+            undone_from = _NEVER if firm else _first_length(structure, DOMINANT_HELP)
         return RefusalPlan(
-            strength < WEAK_REFUSAL,
-            firm,
-            structure,
+            undone_from,
+            _first_length(structure, PARTIAL_HELP),
             self._reading(False, False, cue_ids),
             self._reading(True, True, cue_ids, firm),
             self._reading(True, False, cue_ids, firm),
@@ -422,10 +478,10 @@ class RefusalDetector:
         """:meth:`assess`, from the findings' :meth:`plan` where it applies (the same reading)."""
         if plan is None or _quoted(data):
             return self.assess(data, cues, opening, help_found)
-        if plan.weak:
+        length = len(data)
+        if length >= plan.undone_from:
             return plan.not_refused
-        outcome = _by_help(plan.firm, _with_length(plan.structure, len(data)))
-        return (plan.not_refused, plan.partial, plan.refused)[outcome]
+        return plan.partial if length >= plan.partial_from else plan.refused
 
     def split(self, found: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
         """Split matches of ``rules + extra_patterns`` into cues, opening cues and help."""
@@ -458,7 +514,7 @@ class RefusalDetector:
                 refused=refused, partial=partial, cues=cues, firm=firm, closing_only=closing_only
             )
             if len(self._readings) < _MAX_SHARED_READINGS:
-                self._readings[key] = reading
+                self._readings[key] = shared(reading)
         return reading
 
     def features(self, text: str) -> RefusalFeatures:

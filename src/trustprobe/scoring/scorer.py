@@ -24,7 +24,6 @@ from pydantic_core import to_json
 
 from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
-from trustprobe.detectors.refusal import NOT_REFUSED
 from trustprobe.detectors.relation import Request
 from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
@@ -40,8 +39,6 @@ from trustprobe.scoring.rows import OwnValues, ScoredCases
 # fresh answers (at most 186): 83.1% of the cases reuse a verdict kept at 64, 87.4% at 128 or
 # more (docs/benchmarks.md, "The scoring stage, second round").
 _MAX_VERDICTS = 128
-# Readings given a number in verdict keys (see Scorer._token): a bound on memory only.
-_MAX_TOKENS = 65536
 
 _NO_POSITIONS: tuple[int, ...] = ()
 _NO_FOUND: list[int] = []  # read only: a response without text finds nothing
@@ -311,8 +308,6 @@ class Scorer:
         self._shared: _SharedPass | None = None
         self._state = _case_state()
         self._excerpt = self._config.response_excerpt_chars
-        self._tokens: dict[int, int] = {}
-        self._kept: list[object] = []
         self.prepare(probes)
 
     @property
@@ -467,14 +462,13 @@ class Scorer:
         # The verdict depends on nothing else: the safe and unsafe rules found for the probe's
         # category (by their indices: rules of other categories change nothing), the refusal
         # and intent readings and the signals found. Few shapes of answer recur, so most
-        # verdicts are reused. The readings stand in the key by identity (see _token): hashing
-        # a dataclass runs Python code. The calls are part of the key because explanations
-        # name them.
-        tokens = self._tokens
+        # verdicts are reused. The detector's shared readings stand in the key by their serials
+        # (see refusal.shared): hashing a dataclass runs Python code. The calls are part of the
+        # key because explanations name them.
         key = (
             evidence,
-            None if refusal is NOT_REFUSED else tokens.get(id(refusal)) or self._token(refusal),
-            tokens.get(id(intent)) or self._token(intent),
+            refusal.serial or refusal,
+            intent.serial or intent,
             tuple(hits),
             None if calls is NO_CALLS else calls,
         )
@@ -536,22 +530,6 @@ class Scorer:
         if lines is not None:
             _append_whole(lines, separator, case)
         return _returned(case, rows)
-
-    def _token(self, reading: object) -> object:
-        """A stand-in for a refusal or intent reading in a verdict key: a number per object.
-
-        The detector shares its readings, so the same few objects recur; a number keyed by
-        the object's identity is cheaper to hash than the reading. The object is kept, so its
-        identity is never reused while the number stands for it. Two equal readings that are
-        different objects get different numbers: a verdict reached twice, never a wrong one.
-        Past the bound the reading itself stands in the key.
-        """
-        if len(self._tokens) >= _MAX_TOKENS:
-            return reading
-        token = len(self._tokens) + 1  # never 0: the lookup treats a falsy token as absent
-        self._tokens[id(reading)] = token
-        self._kept.append(reading)
-        return token
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
