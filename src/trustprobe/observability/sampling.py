@@ -25,7 +25,7 @@ from typing import Any, Final
 from trustprobe.observability.geometry import (
     case_verdict,
     fit_sample_size,
-    sample_draws,
+    grouped_draws,
     smallest_draws,
 )
 from trustprobe.scoring.models import CaseScore
@@ -170,9 +170,8 @@ class ObservabilitySample:
             return
         items = columns.items() if places is None else places
         probe_of = [probe_id for *_, probe_id, _ in groups]
-        samples = compress(columns.samples, flags)
-        keys = zip(map(probe_of.__getitem__, group_of), samples, strict=True)
-        draws = sample_draws(self.seed, keys)
+        samples = list(compress(columns.samples, flags))
+        draws = grouped_draws(self.seed, probe_of, group_of, samples)
         self._uniform.offer_drawn(draws, scored, start, items)
         stratum_of = [(category, ok) for _, ok, _, _, category in groups]
         strata = list(map(stratum_of.__getitem__, group_of))
