@@ -12,10 +12,9 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import repeat
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,7 +75,9 @@ def sample_draws(seed: int, keys: Iterable[tuple[str, int]]) -> list[int]:
 _COPY: Final = hashlib.blake2b.copy
 _UPDATE: Final = hashlib.blake2b.update
 _DIGEST: Final = hashlib.blake2b.digest
-_BIG: Final[Literal["big"]] = "big"
+_DIGITS: Final = cast("Callable[[int], bytes]", dict(enumerate(SMALL_DECIMALS)).get)
+"""A sample's digits by number (a dictionary's ``get``: a fast call in a pass), ``None`` beyond
+the table (which :meth:`hashlib.blake2b.update` refuses)."""
 
 
 def grouped_draws(
@@ -88,7 +89,8 @@ def grouped_draws(
     then fed the sample number, gives the same digest as hashing the whole key: each probe's
     part is hashed once. A draw is made for every scored case of a run, so each step over the
     cases (copy, feed the sample's digits, looked up rather than formatted, digest, read the
-    integer) is one pass in C: no bytecode a case (docs/benchmarks.md, "The edges of a run").
+    integer, big-endian by default) is one pass in C: no bytecode a case (docs/benchmarks.md,
+    "The edges of a run").
     """
     prefix_of = {
         probe_id: hashlib.blake2b(f"{seed}\x00{probe_id}\x00".encode(), digest_size=8)
@@ -96,10 +98,12 @@ def grouped_draws(
     }
     prefixes = list(map(prefix_of.__getitem__, probe_ids))
     states = list(map(_COPY, map(prefixes.__getitem__, group_of)))
-    small = not samples or (min(samples) >= 0 and max(samples) < len(SMALL_DECIMALS))
-    digits = map(SMALL_DECIMALS.__getitem__ if small else b"%d".__mod__, samples)
-    deque(map(_UPDATE, states, digits), maxlen=0)
-    return list(map(int.from_bytes, map(_DIGEST, states), repeat(_BIG)))
+    try:
+        deque(map(_UPDATE, states, map(_DIGITS, samples)), maxlen=0)
+    except TypeError:  # a sample beyond the table (its digits None): every one spelled out
+        states = list(map(_COPY, map(prefixes.__getitem__, group_of)))
+        deque(map(_UPDATE, states, map(b"%d".__mod__, samples)), maxlen=0)
+    return list(map(int.from_bytes, map(_DIGEST, states)))
 
 
 def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:
