@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,26 +62,57 @@ def sample_priority(seed: int, probe_id: str, sample: int) -> int:
 
 
 def sample_draws(seed: int, keys: Iterable[tuple[str, int]]) -> list[int]:
-    """:func:`sample_priority` of each (probe id, sample), each probe's part of the hash taken once.
+    """:func:`sample_priority` of each (probe id, sample) (see :func:`grouped_draws`)."""
+    groups: dict[str, int] = {}
+    group_of: list[int] = []
+    samples: list[int] = []
+    for probe_id, sample in keys:
+        group_of.append(groups.setdefault(probe_id, len(groups)))
+        samples.append(sample)
+    return grouped_draws(seed, list(groups), group_of, samples)
+
+
+_COPY: Final = hashlib.blake2b.copy
+_UPDATE: Final = hashlib.blake2b.update
+_DIGEST: Final = hashlib.blake2b.digest
+_DIGITS: Final = cast("Callable[[int], bytes]", dict(enumerate(SMALL_DECIMALS)).get)
+"""A sample's digits by number (a dictionary's ``get``: a fast call in a pass), ``None`` beyond
+the table (which :meth:`hashlib.blake2b.update` refuses)."""
+
+
+def grouped_draws(
+    seed: int, probe_ids: Sequence[str], group_of: Sequence[int], samples: Sequence[int]
+) -> list[int]:
+    """:func:`sample_priority` of each case: its group's probe id (by ``group_of``), its sample.
 
     BLAKE2b reads its input in order, so the state after ``seed`` and the probe id, copied,
-    then fed the sample number, gives the same digest as hashing the whole key. A draw is made
-    for every scored case of a run: the sample's digits are looked up, not formatted, and the
-    calls are bound once (together about a quarter of a draw's instructions).
+    then fed the sample number, gives the same digest as hashing the whole key: each probe's
+    part is hashed once. A draw is made for every scored case of a run, so each step over the
+    cases (copy, feed the sample's digits, looked up rather than formatted, digest, read the
+    integer, big-endian by default) is one pass in C: no bytecode a case (docs/benchmarks.md,
+    "The edges of a run").
     """
-    prefixes: dict[str, Any] = {}
+    prefix_of = {
+        probe_id: hashlib.blake2b(f"{seed}\x00{probe_id}\x00".encode(), digest_size=8)
+        for probe_id in dict.fromkeys(probe_ids)
+    }
+    prefixes = list(map(prefix_of.__getitem__, probe_ids))
     draws: list[int] = []
-    append, from_bytes = draws.append, int.from_bytes
-    for probe_id, sample in keys:
-        prefix = prefixes.get(probe_id)
-        if prefix is None:
-            prefix = prefixes[probe_id] = hashlib.blake2b(
-                f"{seed}\x00{probe_id}\x00".encode(), digest_size=8
-            )
-        state = prefix.copy()
-        state.update(SMALL_DECIMALS[sample] if 0 <= sample < 4096 else b"%d" % sample)
-        append(from_bytes(state.digest(), "big"))
+    for at in range(0, len(group_of), _DRAW_BLOCK):
+        cases = slice(at, at + _DRAW_BLOCK)
+        states = list(map(_COPY, map(prefixes.__getitem__, group_of[cases])))
+        try:
+            deque(map(_UPDATE, states, map(_DIGITS, samples[cases])), maxlen=0)
+        except TypeError:  # a sample beyond the table (its digits None): each spelled out
+            states = list(map(_COPY, map(prefixes.__getitem__, group_of[cases])))
+            deque(map(_UPDATE, states, map(b"%d".__mod__, samples[cases])), maxlen=0)
+        draws.extend(map(int.from_bytes, map(_DIGEST, states)))
     return draws
+
+
+_DRAW_BLOCK: Final = 512
+"""Cases drawn a block: their hash states (about 400 bytes each) stay in the processor's cache
+between the passes; a chunk's 16,384 at once took 17–32% more time a draw (docs/benchmarks.md)."""
 
 
 def fit_sample_positions(keys: Sequence[tuple[str, int]], *, seed: int) -> list[int]:

@@ -19,13 +19,13 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, is_, itemgetter, le
 from typing import Any, Final
 
 from trustprobe.observability.geometry import (
     case_verdict,
     fit_sample_size,
-    sample_draws,
+    grouped_draws,
     smallest_draws,
 )
 from trustprobe.scoring.models import CaseScore
@@ -54,6 +54,16 @@ _ERROR_OF: Final = itemgetter(0)
 _POSITION_BITS: Final = 64
 """A kept case's key is its draw and run position in one integer: ``draw << 64 | position``."""
 _POSITIONS: Final = (1 << _POSITION_BITS) - 1
+
+
+_ANY_DRAW: Final = 1 << 64
+"""Above every draw (64 bits): the bound of a stratum not full yet."""
+
+
+def _open(kept: _Smallest) -> int:
+    """The largest draw that may still enter ``kept``."""
+    bound = kept.bound()
+    return _ANY_DRAW if bound is None else bound
 
 
 def _at_most(draws: Sequence[int], bound: int) -> list[int]:
@@ -170,22 +180,22 @@ class ObservabilitySample:
             return
         items = columns.items() if places is None else places
         probe_of = [probe_id for *_, probe_id, _ in groups]
-        samples = compress(columns.samples, flags)
-        keys = zip(map(probe_of.__getitem__, group_of), samples, strict=True)
-        draws = sample_draws(self.seed, keys)
+        samples = list(compress(columns.samples, flags))
+        draws = grouped_draws(self.seed, probe_of, group_of, samples)
         self._uniform.offer_drawn(draws, scored, start, items)
         stratum_of = [(category, ok) for _, ok, _, _, category in groups]
-        strata = list(map(stratum_of.__getitem__, group_of))
-        for stratum in dict.fromkeys(strata):
+        # The scored groups come in the order of their first cases: so do their new strata.
+        for stratum in dict.fromkeys(compress(stratum_of, judged)):
             if stratum not in self._strata:
                 self._strata[stratum] = _Smallest(self.floor)
-        # A case drawing above every stratum's bound enters none: most are passed over here.
-        bounds = [kept.bound() for kept in self._strata.values()]
-        full = [bound for bound in bounds if bound is not None]
-        loosest = max(full) if len(full) == len(bounds) else None
+        # A case drawing above its stratum's bound enters it never: each case is held to its
+        # own group's bound, in passes in C; those left are offered stratum by stratum.
+        kept_of = map(self._strata.get, stratum_of)  # None for a group of harness errors
+        bound_of = [-1 if kept is None else _open(kept) for kept in kept_of]
+        below = map(le, draws, map(bound_of.__getitem__, group_of))
         by_stratum: dict[tuple[str, bool], list[int]] = {}
-        for at in range(len(scored)) if loosest is None else _at_most(draws, loosest):
-            by_stratum.setdefault(strata[at], []).append(at)
+        for at in compress(range(len(scored)), below):
+            by_stratum.setdefault(stratum_of[group_of[at]], []).append(at)
         for stratum, members in by_stratum.items():
             self._strata[stratum].offer_drawn(
                 [draws[at] for at in members], [scored[at] for at in members], start, items
