@@ -7,15 +7,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import count, islice
-from operator import attrgetter
 from pathlib import Path
-from typing import Final
 
 from pydantic import Json, TypeAdapter, ValidationError
 
 from trustprobe.errors import InputError
 from trustprobe.formats import JsonlFile, Record, RecordFile, decode_jsonl_line, open_records
-from trustprobe.responses.models import Response
+from trustprobe.responses.models import Response, response_fields
 
 
 @dataclass
@@ -101,7 +99,7 @@ class _FirstPlaces:
         dense = self._dense
         # Read by key from each response's fields: an attribute read of a pydantic model
         # costs several dictionary lookups (its class defines __getattr__).
-        for at, fields, place in zip(count(), map(_FIELDS_OF, responses), places):
+        for at, fields, place in zip(count(), map(response_fields, responses), places):
             sample = fields["sample"]
             known = dense.get(fields["probe_id"])
             if known is not None and sample < len(known) and not known[sample]:
@@ -111,10 +109,6 @@ class _FirstPlaces:
             if first != place:
                 found[at] = first
         return found
-
-
-_FIELDS_OF: Final = attrgetter("__dict__")
-"""A response's fields, where pydantic keeps them."""
 
 
 def _places(index: int, numbers: Sequence[int]) -> Sequence[int]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -58,3 +60,10 @@ class Response(BaseModel):
     def key(self) -> tuple[str, int]:
         """Identity of the case this record answers: (probe id, sample)."""
         return (self.probe_id, self.sample)
+
+
+response_fields: Final[Callable[[Response], dict[str, Any]]] = attrgetter("__dict__")
+"""A response's fields, where pydantic keeps them, for the paths that read every response.
+
+Read by key there, a field costs about half of reading it as an attribute (pydantic's models
+define ``__getattr__``, which slows every attribute read)."""

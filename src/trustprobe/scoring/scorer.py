@@ -13,9 +13,9 @@ are built from typed values without validating each one again.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, cast, get_args
 
 import msgspec
@@ -28,7 +28,7 @@ from trustprobe.detectors.relation import Request
 from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
-from trustprobe.responses.models import Response, ToolCall
+from trustprobe.responses.models import Response, ToolCall, response_fields
 from trustprobe.scoring.calls import NO_CALLS, CallFindings, find_calls
 from trustprobe.scoring.formula import ProbeTerms, Verdict, judge
 from trustprobe.scoring.models import CaseScore, ScoringConfig
@@ -438,13 +438,13 @@ class Scorer:
     ) -> CaseScore | None:
         """The case of ``response`` given what its text matched (``data`` ``None``: no text).
 
-        ``response`` is a response's fields (see :data:`_FIELDS_OF`), ``data`` its text as
-        UTF-8, ``found`` and ``hits`` what the rules' pass and the probe's signals found in it
-        (see :meth:`_match_all`). With ``lines``, its compact JSON line is appended to them:
-        whole, or, with a ``separator``, the separator and then the line in parts (see
-        :meth:`score_text`). With ``rows`` (and a ``separator``), the case is appended to them
-        instead of returned: as its verdict and its own values when its verdict's line parts
-        are kept already.
+        ``response`` is a response's fields (:data:`~trustprobe.responses.models.response_fields`:
+        a case reads ten), ``data`` its text as UTF-8, ``found`` and ``hits`` what the rules'
+        pass and the probe's signals found in it (see :meth:`_match_all`). With ``lines``, its
+        compact JSON line is appended to them: whole, or, with a ``separator``, the separator
+        and then the line in parts (see :meth:`score_text`). With ``rows`` (and a
+        ``separator``), the case is appended to them instead of returned: as its verdict and its
+        own values when its verdict's line parts are kept already.
         """
         text = response["response"]
         if data is None or text is None:
@@ -548,7 +548,7 @@ class Scorer:
         With ``rows``, the cases go to them and the list holds ``None`` for each.
         """
         by_id = {p.id: p for p in probes}
-        values = list(map(_FIELDS_OF, responses))
+        values = list(map(response_fields, responses))
         ids = list(map(_PROBE_ID, values))
         plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(ids)}
         plans = [plan_of[i] for i in ids]
@@ -616,10 +616,6 @@ def _case_state() -> ModelState:
     return model_state(CaseScore.model_validate(_FIELD_TEMPLATE))
 
 
-_FIELDS_OF: Callable[[Response], dict[str, Any]] = attrgetter("__dict__")
-"""A response's fields, where pydantic keeps them: read by key there, each costs about half of
-reading it as an attribute (pydantic's models define ``__getattr__``, which slows every
-attribute read), and a case reads ten of them."""
 _PROBE_ID = itemgetter("probe_id")
 
 
