@@ -9,6 +9,7 @@ import pytest
 
 from tests.shared_data import VERDICT_CORPUS, XSTEST_CSV
 from trustprobe.detectors import Detector, Intent
+from trustprobe.detectors import intent as intent_module
 from trustprobe.detectors.evaluate import (
     CONFIDENCE_LEVELS,
     evaluate_intent,
@@ -292,6 +293,20 @@ def test_what_the_cues_alone_decide_is_kept_without_changing_a_reading() -> None
             cues.plans.clear()
             cues.asked_plans.clear()
         assert backward.analyze(*case).intent == reading, case[0][:80]
+
+
+def test_plans_kept_are_bounded_over_all_the_cues(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Plans are kept on the cues they belong to; the bound holds over all of them together, so
+    # memory stays flat however many combinations of cues and refusal readings a run meets.
+    cases = [
+        (row.response, row.category, row.prompt if row.expected == "refuse" else None)
+        for row in read_verdict_corpus(VERDICT_CORPUS)
+    ]
+    unbounded = [Detector.builtin().analyze(*case).intent for case in cases]
+    monkeypatch.setattr(intent_module, "_MAX_PLANS", 5)
+    bounded = Detector.builtin()
+    assert [bounded.analyze(*case).intent for case in cases] == unbounded
+    assert sum(len(c.plans) + len(c.asked_plans) for c in bounded._intent._cues) == 5
 
 
 def test_every_path_has_a_confidence_between_0_and_1() -> None:

@@ -409,8 +409,8 @@ a party gives advice; to a request that should be declined the same referral red
 
 _MAX_SHARED_READINGS = 4096
 _MAX_PLANS = 4096
-"""Kept findings' cues, and kept plans per cues (see :meth:`IntentReader._plan`): a bound on
-memory only."""
+"""Kept findings' cues, and kept plans in all, over every cues (see :meth:`IntentReader._plan`):
+a bound on memory only."""
 _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = range(5)
 _Plan = tuple[int, IntentReading, IntentReading]
 
@@ -525,6 +525,7 @@ class IntentReader:
     def __init__(self) -> None:
         self._readings: dict[tuple[str, tuple[str, ...], bool], IntentReading] = {}
         self._cues: dict[IntentCues, IntentCues] = {}
+        self._planned = 0  # plans kept on the cues, in all
 
     def read(
         self,
@@ -606,8 +607,9 @@ class IntentReader:
         if plan is None:
             asked = request is not None
             plan = self._plan(refusal, cues.help_kinds, cues.found, cues.holding, asked)
-            if len(plans) < _MAX_PLANS:
+            if self._planned < _MAX_PLANS:
                 plans[refusal.serial or refusal] = plan
+                self._planned += 1
         step, reading, second = plan
         if step != _DECIDED:
             reading = self._by_text(step, reading, second, stripped, refusal, cues, request)
