@@ -258,7 +258,7 @@ def scan(
     judging = JudgeRequest(
         judge, judge_base_url, judge_model, judge_api_key_env, judge_below, judge_cache
     )
-    judging.wanted()  # refuses bad --judge flags before any probe is sent
+    judged = judging.wanted()  # refuses bad --judge flags before any probe is sent
     header, header_env = header or [], header_env or []
     probes, category = probes or [], category or []
     runner = _given(concurrency=concurrency, rate=rate, timeout=timeout, retries=retries, seed=seed)
@@ -300,7 +300,7 @@ def scan(
         # new run and a resumed one alike.
         sys.path.insert(0, os.getcwd())
     result = asyncio.run(_run(config, out, resume=resume, runner=runner, retry_errors=retry_errors))
-    _write_outputs(result, judging, html=html, junit=junit)
+    _write_outputs(result, judging if judged else None, html=html, junit=junit)
     if result.outcome.interrupted:
         err_console.print(
             f"interrupted; continue with: {program()} scan --resume {result.run_dir}",
@@ -363,12 +363,15 @@ def _scan_config(
 
 
 def _write_outputs(
-    result: ScanResult, judging: JudgeRequest, *, html: Path | None, junit: Path | None
+    result: ScanResult, judging: JudgeRequest | None, *, html: Path | None, junit: Path | None
 ) -> None:
-    """Judge the uncertain cases if asked, print the summary and write the extra reports."""
+    """Judge the uncertain cases if asked, print the summary and write the extra reports.
+
+    ``judging`` is ``None`` where no judge was asked for.
+    """
     # The report's cases are only in its file: read back for the judge and the case views.
     report = result.summary
-    if judging.wanted():
+    if judging is not None:
         json_path, md_path = result.report_paths
         report = judging.rewrite(report, json_path, result.run_dir / CACHE_DIR_NAME)
         atomic_write_text(md_path, render_markdown(report))
