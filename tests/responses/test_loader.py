@@ -4,7 +4,6 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
-import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -206,65 +205,5 @@ def test_batches_read_as_every_line_alone(texts: list[bytes], chunk: int, batch_
             assert str(raised.value) == str(error)
             return
         with patch.object(loader, "BATCH_BYTES", batch_bytes):
-            read = list(read_responses(paths, chunk=chunk))
-        assert [(c.responses, c.warnings) for c in read] == expected
-        for part in read:
-            assert part.escapes is not None and len(part.escapes) == len(part.responses)
-            for response, escaped in zip(part.responses, part.escapes, strict=True):
-                assert escaped or _spelled_as_written(response.response)
-
-
-def _spelled_as_written(text: str | None) -> bool:
-    """Whether JSON spells ``text`` as its UTF-8 between quotes (what a clear flag promises)."""
-    if text is None:
-        return True
-    try:
-        return msgspec.json.encode(text) == b'"' + text.encode() + b'"'
-    except UnicodeEncodeError:
-        return False
-
-
-ODD_SPELLINGS = [
-    (r'"caf\u00e9"', "café", True),
-    ('"café"', "café", False),
-    (r'"caf\u00E9"', "café", True),
-    (r'"a\/b"', "a/b", True),
-    ('"a/b"', "a/b", False),
-    (r'"\ud83d\ude00"', "\U0001f600", True),
-    ('"\U0001f600"', "\U0001f600", False),
-    (r'"bell\u0007 tab\t nl\n"', "bell\x07 tab\t nl\n", True),
-    (r'"say \"no\" \\ here"', 'say "no" \\ here', True),
-    ('"' + "long " * 2000 + '"', "long " * 2000, False),
-]
-
-
-@pytest.mark.parametrize(("spelled", "text", "escaped"), ODD_SPELLINGS)
-def test_a_line_without_a_backslash_is_flagged_as_spelled_as_written(
-    tmp_path: Path, spelled: str, text: str, escaped: bool
-) -> None:
-    from trustprobe.responses import read_responses
-
-    path = tmp_path / "r.jsonl"
-    lines = [
-        '{"probe_id": "a", "sample": 0, "response": ' + spelled + "}",
-        '{"probe_id":"a","sample":1,"response" : ' + spelled + ',"error_detail":null}',
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (part,) = read_responses([path])
-    assert [r.response for r in part.responses] == [text, text]
-    assert part.escapes == [escaped, escaped]
-    assert _spelled_as_written(text) or escaped
-
-
-def test_lines_read_one_by_one_are_flagged_as_escaped(tmp_path: Path) -> None:
-    # A batch holding a line that does not validate from its bytes is read line by line: its
-    # lines are not looked at for backslashes, and are flagged as escaped.
-    from trustprobe.responses import read_responses
-
-    path = tmp_path / "r.jsonl"
-    path.write_bytes(
-        b'{"probe_id": "a", "response": "plain"}\n{"probe_id": "b", "response": "\xff"}\n'
-    )
-    (part,) = read_responses([path])
-    assert [r.response for r in part.responses] == ["plain", "\ufffd"]
-    assert part.escapes == [True, True]
+            chunks = [(c.responses, c.warnings) for c in read_responses(paths, chunk=chunk)]
+        assert chunks == expected

@@ -8,8 +8,6 @@ pydantic's own validation.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -299,39 +297,6 @@ def test_case_lines_are_the_cases_rendered(
         joined, text = scorer.score_text(PROBES, responses, b",\n  ", b"  ")
         assert joined == cases
         assert text == b"  " + b",\n  ".join(lines)
-        # So with the flags the loader gives lines without a backslash (texts written from
-        # their UTF-8 as they are), or with any flags a text spelled so allows.
-        for escapes in ([_escaped(r) for r in responses], [True] * len(responses)):
-            again = scorer.score_text(PROBES, responses, b",\n  ", b"  ", escapes)
-            assert again == (joined, text)
-
-
-def _escaped(response: Response) -> bool:
-    """The loader's flag for ``response`` read from its JSON line (see ResponseChunk)."""
-    try:
-        line = response.model_dump_json(exclude_none=True).encode()
-    except PydanticSerializationError:  # a lone surrogate: only an escape spells it
-        return True
-    return b"\\" in json.dumps(json.loads(line), ensure_ascii=False).encode()
-
-
-def test_a_flag_says_whether_a_text_is_written_from_its_utf8(builtin_detector: Detector) -> None:
-    # The flag is the caller's word: a text flagged as spelled as written is not escaped
-    # again (here wrongly, to show the flag is what decides), the same text flagged as escaped
-    # is. A truncated text is always written by the encoder.
-    scorer = Scorer(builtin_detector, ScoringConfig(response_excerpt_chars=12))
-    probe = PROBES[0]
-    texts = ["I cannot verify that.", 'Say "no"', 'Say "no"', 'Say "no"', "Done."]
-    responses = [Response(probe_id=probe.id, response=t, sample=i) for i, t in enumerate(texts)]
-    _, text = scorer.score_text(PROBES, responses, b"\n", b"", [False] * len(texts))
-    lines = text.split(b"\n")
-    assert b'"response":"Say \\"no\\""' in lines[1]  # the verdict's first case: rendered whole
-    assert b'"response":"Say "no""' in lines[2]  # then from its UTF-8, as the flag says
-    _, text = scorer.score_text(PROBES, responses, b"\n", b"", [True] * len(texts))
-    assert b'"response":"Say \\"no\\""' in text.split(b"\n")[2]
-    assert b'"response":"I cannot ver","response_truncated":true' in text.split(b"\n")[0]
-    with pytest.raises(ValueError, match="one flag a response"):
-        scorer.score_text(PROBES, responses, b"\n", b"", [False])
 
 
 @settings(max_examples=400, deadline=None)

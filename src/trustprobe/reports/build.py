@@ -221,9 +221,7 @@ def stream_chunks(
             if unknown:
                 continue  # nothing more is written; every unknown id is listed at the end
             with stage("scoring"):  # the cases' JSON lines are rendered as they are scored
-                cases, rendered = scorer.score_text(
-                    probes, part.responses, separator, prefix, part.escapes
-                )
+                cases, rendered = scorer.score_text(probes, part.responses, separator, prefix)
             with stage("metrics"):
                 first = metrics.cases
                 partial = metrics_partial(cases, worst_n=worst_n, first_index=first)

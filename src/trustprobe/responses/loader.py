@@ -6,8 +6,7 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import count, islice, repeat
-from operator import contains
+from itertools import count, islice
 from pathlib import Path
 
 from pydantic import Json, TypeAdapter, ValidationError
@@ -129,9 +128,6 @@ class ResponseChunk:
 
     responses: list[Response]
     warnings: list[str]
-    escapes: list[bool] | None = None
-    """Per response, whether its line may hold an escape (a backslash): ``False`` only for a
-    JSONL line without one, whose strings are spelled as written. ``None``: not known."""
 
 
 def read_responses(
@@ -154,21 +150,19 @@ def read_responses(
     names = names or {}
     files = [response_file(path, name=names.get(str(path))) for path in paths]
     seen = _FirstPlaces()
-    current = ResponseChunk([], [], [])
+    current = ResponseChunk([], [])
     for index, file in enumerate(files):
-        for numbers, responses, repaired, escapes in _batches_in(file):
+        for numbers, responses, repaired in _batches_in(file):
             repeats = seen.repeats(responses, _places(index, numbers))
             if not repaired and not repeats:
                 # Nothing to warn of: the batch joins the chunks in slices.
                 while responses:
                     room = max(1, chunk - len(current.responses))
                     current.responses.extend(responses[:room])
-                    current.escapes.extend(escapes[:room])  # type: ignore[union-attr]
                     responses = responses[room:]
-                    escapes = escapes[room:]
                     if len(current.responses) >= chunk:
                         yield current
-                        current = ResponseChunk([], [], [])
+                        current = ResponseChunk([], [])
                 continue
             for at, (number, response) in enumerate(zip(numbers, responses, strict=True)):
                 if number in repaired:
@@ -183,10 +177,9 @@ def read_responses(
                     )
                     continue
                 current.responses.append(response)
-                current.escapes.append(escapes[at])  # type: ignore[union-attr]
                 if len(current.responses) >= chunk:
                     yield current
-                    current = ResponseChunk([], [], [])
+                    current = ResponseChunk([], [])
     if current.responses or current.warnings:
         yield current
 
@@ -197,9 +190,7 @@ _RECORDS_PER_BATCH = 4096
 """Records of a Parquet file validated in one batch."""
 
 
-def _batches_in(
-    file: RecordFile,
-) -> Iterator[tuple[Sequence[int], list[Response], set[int], list[bool]]]:
+def _batches_in(file: RecordFile) -> Iterator[tuple[Sequence[int], list[Response], set[int]]]:
     """A file's records a batch at a time: (numbers, responses, numbers of those repaired).
 
     The third part holds the records whose invalid UTF-8 was replaced. A batch of JSONL
@@ -215,7 +206,6 @@ def _batches_in(
                 [record.number for record in batch],
                 [parse_response(file, record) for record in batch],
                 {record.number for record in batch if record.repaired_utf8},
-                [True] * len(batch),
             )
         return
     validate = _line_batch()
@@ -225,14 +215,7 @@ def _batches_in(
         except ValidationError:
             pass
         else:
-            # A line without a backslash spells each of its strings as written (see
-            # Scorer.score_text): one memchr a line.
-            yield (
-                range(first, first + len(lines)),
-                responses,
-                set(),
-                list(map(contains, lines, repeat(92))),
-            )
+            yield range(first, first + len(lines)), responses, set()
             continue
         numbers, responses, repaired = [], [], set()
         for number, raw in enumerate(lines, start=first):
@@ -243,7 +226,7 @@ def _batches_in(
                 responses.append(read[0])
                 if read[1]:
                     repaired.add(number)
-        yield numbers, responses, repaired, [True] * len(responses)
+        yield numbers, responses, repaired
 
 
 @cache

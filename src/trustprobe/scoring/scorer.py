@@ -69,24 +69,6 @@ if _FIELD_NAMES.index("probe_input") != _FIELD_NAMES.index("task") + 1:
     raise RuntimeError("CaseScore's task and probe_input are no longer together")
 # How the part of a case's JSON line after its own fields starts (the first field after them).
 _TAIL_START = b',"%s":' % _FIELD_NAMES[_OWN_AT + len(_OWN_FIELDS)].encode()
-
-
-class _After(msgspec.Struct, gc=False):
-    """A case's own values after its text and its flag (see :data:`_AFTER_TEXT`)."""
-
-    latency_ms: float | None
-    input_tokens: int | None
-    output_tokens: int | None
-
-
-# A case's own values whose text is whole and spelled as written (see Scorer.score_text): the
-# key, the text's UTF-8, then these and the rest (_After).
-_TEXT_KEY = b'"response":"'
-_AFTER_TEXT = b'","response_truncated":false,'
-if _encode_json(OwnValues("x", False, 1.5, 2, None)) != (
-    b"{" + _TEXT_KEY + b"x" + _AFTER_TEXT + _encode_json(_After(1.5, 2, None))[1:]
-):
-    raise RuntimeError("a case's own values are no longer written as _After expects")
 # Placeholders by type for the fields every case sets itself (see _field_template).
 _PLACEHOLDERS: dict[Any, Any] = {
     str: "",
@@ -174,7 +156,7 @@ class _Reached:
     """Once a case that made no calls was rendered: its JSON line from after the sample's
     value to the probe's texts, from after them to ``response``, and from after
     ``output_tokens`` to the end (see :func:`_plain_parts`)."""
-    light: tuple[bytes, bytes, bytes, bytes, bytes] | None = None
+    light: tuple[bytes, bytes, bytes, bytes] | None = None
     """Once :attr:`line_parts` are kept and a case was rendered after a separator: the
     separator, then the parts of a case's line before its sample, between its sample and its
     own values, and after them (see :func:`_light_parts`)."""
@@ -453,7 +435,6 @@ class Scorer:
         lines: list[bytes] | None,
         separator: bytes | None,
         rows: ScoredCases | None = None,
-        escaped: bool = True,
     ) -> CaseScore | None:
         """The case of ``response`` given what its text matched (``data`` ``None``: no text).
 
@@ -515,23 +496,16 @@ class Scorer:
                 and (input_tokens is None or type(input_tokens) is int)
                 and (output_tokens is None or type(output_tokens) is int)
             ):  # a verdict met before: the case stays its verdict and its own values
-                _, lead, middle, tail, keyed = light
-                number = SMALL_DECIMALS[sample] if 0 <= sample < 4096 else b"%d" % sample
-                if escaped or len(text) > limit:
-                    try:  # _own_json, its usual path written out
-                        if latency is None or -_PLAIN_FLOATS < latency < _PLAIN_FLOATS:
-                            values = _encode_json(own)[1:-1]
-                        else:
-                            values = _own_json(own)[1:-1]
-                    except UnicodeEncodeError:
+                _, lead, middle, tail = light
+                try:  # _own_json, its usual path written out
+                    if latency is None or -_PLAIN_FLOATS < latency < _PLAIN_FLOATS:
+                        values = _encode_json(own)[1:-1]
+                    else:
                         values = _own_json(own)[1:-1]
-                    lines += (lead, number, middle, values, tail)
-                elif latency is None or -_PLAIN_FLOATS < latency < _PLAIN_FLOATS:
-                    # Its line spelled the text as written: its UTF-8 is its JSON string.
-                    values = _encode_json(_After(latency, input_tokens, output_tokens))[1:-1]
-                    lines += (lead, number, keyed, data, _AFTER_TEXT, values, tail)
-                else:
-                    lines += (lead, number, middle, _own_json(own)[1:-1], tail)
+                except UnicodeEncodeError:
+                    values = _own_json(own)[1:-1]
+                number = SMALL_DECIMALS[sample] if 0 <= sample < 4096 else b"%d" % sample
+                lines += (lead, number, middle, values, tail)
                 rows.add_light(reached, sample, own)
                 return None
             case = reached.case_of(sample, own)
@@ -568,7 +542,6 @@ class Scorer:
         lines: list[bytes] | None,
         separator: bytes | None,
         rows: ScoredCases | None = None,
-        escapes: Sequence[bool] | None = None,
     ) -> list[CaseScore | None]:
         """Score responses in order, matching them all first (see :meth:`_match_all`).
 
@@ -581,14 +554,10 @@ class Scorer:
         plans = [plan_of[i] for i in ids]
         judged = self._judged
         datas, founds, hits = self._match_all(plans, values)
-        if escapes is None:
-            escapes = [True] * len(values)
-        elif len(escapes) != len(values):
-            raise ValueError("escapes must give one flag a response")
         return [
-            judged(plan, response, data, found, hit, lines, separator, rows, escaped)
-            for plan, response, data, found, hit, escaped in zip(
-                plans, values, datas, founds, hits, escapes, strict=True
+            judged(plan, response, data, found, hit, lines, separator, rows)
+            for plan, response, data, found, hit in zip(
+                plans, values, datas, founds, hits, strict=True
             )
         ]
 
@@ -611,7 +580,6 @@ class Scorer:
         responses: Iterable[Response],
         separator: bytes,
         prefix: bytes = b"",
-        escapes: Sequence[bool] | None = None,
     ) -> tuple[ScoredCases, bytes]:
         """:meth:`score_all` as columns, with the cases' JSON lines joined into one text.
 
@@ -620,14 +588,11 @@ class Scorer:
         parts, without making each line first: a line is copied once, not twice. A case whose
         verdict was met before (most, in a run) is not built: it stays its verdict and its own
         values (:class:`~trustprobe.scoring.rows.ScoredCases`), which the metrics and the
-        observability sample read as they are (docs/benchmarks.md, "End to end"). ``escapes``
-        (see :class:`~trustprobe.responses.loader.ResponseChunk`) flags each response whose
-        line may hold a backslash: a text whose line held none is written from its UTF-8 as
-        it is, which is the writer's spelling of it (it holds no quote, backslash or control).
+        observability sample read as they are (docs/benchmarks.md, "End to end").
         """
         parts: list[bytes] = []
         cases = ScoredCases()
-        self._score_many(probes, responses, parts, separator, cases, escapes)
+        self._score_many(probes, responses, parts, separator, cases)
         if not parts:
             return cases, b""
         # The first part starts with the first separator: alone, or with a light case's lead.
@@ -748,7 +713,7 @@ def _plain_parts(
 
 def _light_parts(
     plan: _ProbePlan, reached: _Reached, separator: bytes
-) -> tuple[bytes, bytes, bytes, bytes, bytes] | None:
+) -> tuple[bytes, bytes, bytes, bytes] | None:
     """What a case given ``reached`` shares of its line after ``separator``, once it is kept.
 
     The separator, then the parts of :func:`_known_parts` less the sample and the own values:
@@ -766,8 +731,7 @@ def _light_parts(
     if lead is None or lead[0] != separator:
         lead = plan.lead = (separator, separator + head)
     before, after, tail = verdict_parts
-    middle = before + texts + after
-    return (separator, lead[1], middle, tail, middle + _TEXT_KEY)
+    return (separator, lead[1], before + texts + after, tail)
 
 
 def _returned(case: CaseScore, rows: ScoredCases | None) -> CaseScore | None:
