@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -144,3 +145,64 @@ def test_the_report_puts_a_case_and_a_point_on_each_line_and_old_layouts_still_r
     # A report indented throughout (the layout before one line a case) reads the same.
     (tmp_path / "indented.json").write_text(built.model_dump_json(indent=2) + "\n")
     assert read_report(tmp_path / "indented.json") == built
+
+
+ODD_TEXTS = (
+    "I'm sorry, but I can't help with that request.",
+    "Café, naïve, 東京 and 🙂: all written as UTF-8.",
+    'A path a/b/c, a quote " and a backslash \\ in one.',
+    "Steps:\n1. open the settings\n2. restart the service\n",
+    "Controls \x00 \x07 \x1f \t \r and DEL \x7f, line and paragraph separators \u2028 \u2029.",
+    "I cannot share that. " * 200,  # longer than the excerpt: written truncated
+    "x" * 3999 + "é",  # exactly the excerpt's length
+)
+
+
+def _spelled(row: dict[str, object], style: str) -> str:
+    """``row`` as a JSONL line in one of several spellings of the same strings."""
+    if style == "compact":
+        return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    if style == "ascii":
+        return json.dumps(row)  # \u00e9, surrogate pairs for what lies beyond the BMP
+    # Escapes no writer of JSON needs: every "/" as "\/", hex digits in capitals, spaces.
+    line = json.dumps(row, indent=None, separators=(" , ", " : "))
+    line = line.replace("/", "\\/")
+    return re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), line)
+
+
+def test_cases_are_written_in_the_writers_spelling_whatever_the_input_spelling(
+    tmp_path: Path, catalog: list[Probe], builtin_detector: Detector
+) -> None:
+    # However a line spells its strings (escapes no writer needs, ASCII only, spaces), the
+    # cases are written in the writer's own spelling, byte for byte the built report's: a
+    # guard for any path that would write a text from its input line's bytes.
+    rows: list[dict[str, object]] = []
+    for sample in range(6):  # verdicts met again: most cases are written from kept parts
+        for i, probe in enumerate(catalog[:40]):
+            rows.append(
+                {
+                    "probe_id": probe.id,
+                    "sample": sample,
+                    "response": ODD_TEXTS[(i + sample) % len(ODD_TEXTS)],
+                    "latency_ms": 1e16 if i == 7 else 12.5 + i,
+                    "output_tokens": sample or None,
+                }
+            )
+    rows[5]["tool_calls"] = [{"step": 1, "name": "n", "arguments": {"response": "a\\/b"}}]
+    loaded = load_responses([_write(tmp_path / "r.jsonl", rows)])
+    built = build_report(
+        catalog[:40], loaded.responses, detector=builtin_detector, created_at=CREATED,
+        min_cases=5,
+    )  # fmt: skip
+    write_report_json(built, tmp_path / "built.json")
+    expected = (tmp_path / "built.json").read_bytes()
+    for style in ("compact", "ascii", "odd"):
+        path = tmp_path / f"{style}.jsonl"
+        path.write_text("".join(_spelled(r, style) + "\n" for r in rows), encoding="utf-8")
+        assert load_responses([path]).responses == loaded.responses
+        for chunk in (7, 10_000):
+            stream_report(
+                catalog[:40], [path], tmp_path / "streamed.json", detector=builtin_detector,
+                created_at=CREATED, min_cases=5, chunk=chunk,
+            )  # fmt: skip
+            assert (tmp_path / "streamed.json").read_bytes() == expected, (style, chunk)
