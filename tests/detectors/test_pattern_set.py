@@ -102,6 +102,12 @@ def test_out_of_memory_answer_falls_back_to_single_patterns() -> None:
     assert patterns.search("a secret, zz-canary-9") == [0, 1]
     assert patterns.search_many(texts) == [[], [0, 1]]
     assert patterns.fallbacks == 4  # a complete answer needs no fallback
+    # One answer of a batch given up among complete ones: each text still gets its own answer,
+    # and only the one given up is searched pattern by pattern.
+    compiled.match = lambda data: working(data) if data != texts[1] else []
+    assert patterns.search_many([*texts, b"secret"]) == [[], [0, 1], [1]]
+    assert patterns.fallbacks == 5
+    compiled.match = working
 
 
 @settings(max_examples=200, deadline=None)

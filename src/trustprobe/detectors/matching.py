@@ -9,7 +9,8 @@ passes"). Whatever the grouping, the answer is the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import cast
 
@@ -32,6 +33,11 @@ _REPEAT_BOUND = re2.compile(r"\{\d*,(\d+)\}")
 
 _SENTINEL = r"\z"
 """Matches at the end of every text, so a set match that lacks it means the DFA gave up."""
+
+
+def _consume(calls: Iterable[object]) -> None:
+    """Run ``calls`` (a lazy ``map``) to the end from C, keeping none of their results."""
+    deque(calls, maxlen=0)
 
 
 def _options(max_mem: int) -> re2.Options:
@@ -134,17 +140,18 @@ class _Re2Set:
         return found
 
     def search_many(self, texts: Sequence[bytes]) -> list[list[int]]:
-        """:meth:`search` of each of ``texts``: RE2 called from C, with no frame per text."""
-        results = list(map(self.match, texts))
-        sentinel = self._sentinel
-        for at, found in enumerate(results):
-            if found:
-                found.sort()
-                if found[-1] == sentinel:
-                    found.pop()
-                    continue
-            results[at] = self.search_each(texts[at])  # see search
-        return cast("list[list[int]]", results)
+        """:meth:`search` of each of ``texts``, with no bytecode run per text.
+
+        RE2 is called, and its answers sorted and their sentinels taken off, by ``map`` from C.
+        """
+        answers = list(map(self.match, texts))
+        if all(answers):  # an empty answer: the DFA ran out of memory (see search)
+            results = cast("list[list[int]]", answers)
+            _consume(map(list.sort, results))
+            # The sentinel has the highest index: last once sorted, and never skipped.
+            if list(map(list.pop, results)).count(self._sentinel) == len(results):
+                return results
+        return [self.search(data) for data in texts]  # searched again, one by one
 
     def search_each(self, data: bytes) -> list[int]:
         self.fallbacks += 1

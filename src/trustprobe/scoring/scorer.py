@@ -395,6 +395,7 @@ class Scorer:
         hits: list[Sequence[int]] = [_NO_POSITIONS] * count
         own: list[int] = []  # responses for the rules' own pass, and their texts
         texts: list[bytes] = []
+        waiting: dict[PatternSet, list[int]] = {}  # each probe's signals, and who meets them
         for at, response in enumerate(responses):
             text = response["response"]
             if text is None or response["error"] is not None:
@@ -404,24 +405,30 @@ class Scorer:
             except UnicodeEncodeError:  # a lone surrogate (see encode_text)
                 data = encode_text(text)
             datas[at] = data
-            if plans[at].shared is None:
+            plan = plans[at]
+            if plan.shared is None:
                 own.append(at)
                 texts.append(data)
+                signals = plan.signals
+                if signals is not None:
+                    meeting = waiting.get(signals)
+                    if meeting is None:
+                        waiting[signals] = [at]
+                    else:
+                        meeting.append(at)
             else:
-                founds[at], hits[at] = self._match(plans[at], data)
-        # Each probe's signals' set with the responses and texts it meets.
-        waiting: dict[PatternSet, tuple[list[int], list[bytes]]] = {}
-        for at, data, found in zip(own, texts, self._detector.search_all(texts), strict=True):
-            founds[at] = found
-            signals = plans[at].signals
-            if signals is not None:
-                meeting = waiting.get(signals)
-                if meeting is None:
-                    meeting = waiting[signals] = ([], [])
-                meeting[0].append(at)
-                meeting[1].append(data)
-        for signals, (group, group_texts) in waiting.items():
-            for at, positions in zip(group, signals.search_many(group_texts), strict=True):
+                founds[at], hits[at] = self._match(plan, data)
+        found_all = self._detector.search_all(texts)
+        if len(own) == count:  # every response, in order
+            founds = found_all
+        else:
+            for at, found in zip(own, found_all, strict=True):
+                founds[at] = found
+        met = cast("list[bytes]", datas)  # every response in ``waiting`` has text
+        for signals, meeting in waiting.items():
+            for at, positions in zip(
+                meeting, signals.search_many([met[at] for at in meeting]), strict=True
+            ):
                 hits[at] = positions
         return datas, founds, hits
 
