@@ -81,11 +81,14 @@ def _distances(vectors: NDArray[np.floating]) -> NDArray[np.floating]:
     """
     from sklearn.metrics import pairwise_distances_chunked
 
-    transposed = np.empty((len(vectors), len(vectors)), dtype=vectors.dtype)
+    transposed = None
     start = 0
     for chunk in pairwise_distances_chunked(vectors, metric="euclidean"):
+        if transposed is None:  # made once the first chunk's scratch arrays are freed
+            transposed = np.empty((len(vectors), len(vectors)), dtype=chunk.dtype)
         transposed[:, start : start + len(chunk)] = chunk.T
         start += len(chunk)
+    assert transposed is not None  # at least one chunk: the sample is never empty
     return transposed
 
 
