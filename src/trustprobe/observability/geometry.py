@@ -212,9 +212,9 @@ def fit_and_place(
 
     The fitted cases' TF-IDF rows and clusters are taken from the fit instead of computed
     again: the rows are those the model gives them, bit for bit
-    (``tests/observability/test_embedding.py``), and a row is embedded and assigned by its own
-    values alone, so each fitted case's cluster is the one the fit assigned it, and every
-    point is the one :func:`place_cases` would make.
+    (``tests/observability/test_embedding.py``), and a row is embedded, assigned and projected
+    by its own values alone, so each fitted case's cluster is the one the fit assigned it, and
+    every point is the one :func:`place_cases` would make.
 
     Args:
         cases: Scored cases (harness errors left out), in run order; as columns
@@ -225,8 +225,6 @@ def fit_and_place(
         n_clusters: As for :func:`fit_geometry`.
         max_features: As for :func:`fit_geometry`.
     """
-    import scipy.sparse as sp
-
     rows_of = ScoredCases.of(cases)
     rest = sorted(set(range(len(cases))).difference(positions))
     with _one_thread():
@@ -236,15 +234,14 @@ def fit_and_place(
             n_clusters=n_clusters,
             max_features=max_features,
         )
-        rows, labels = fitted, model.clusters.labels
+        labels, scatter = model.clusters.labels, model.embedding.scatter(fitted)
         if rest:
             others = model.embedding.tfidf_rows([texts[i] for i in rest])
             placed = assign_clusters(model.embedding.embed(others), model.clusters.centers)
-            # Back to run order: the fitted rows, then the others, put where their cases are.
+            # Back to run order: the fitted cases, then the others, put where they are.
             order = np.argsort(np.concatenate([positions, rest]), kind="stable")
-            rows = sp.csr_matrix(sp.vstack([fitted, others], format="csr")[order])
             labels = np.concatenate([labels, placed])[order]
-        scatter = model.embedding.scatter(rows)
+            scatter = np.concatenate([scatter, model.embedding.scatter(others)])[order]
     return model, *_place(model, rows_of, _verdicts(rows_of.groups), labels, scatter)
 
 
