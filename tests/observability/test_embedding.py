@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.decomposition import TruncatedSVD
 from tests.observability.conftest import build_case
 
-from trustprobe.observability.embedding import CaseText, case_texts, fit_embedding
+from trustprobe.observability.embedding import (
+    CaseText,
+    _count_matrix,
+    _fit_svd,
+    _project,
+    case_texts,
+    fit_embedding,
+)
 from trustprobe.observability.geometry import (
     fit_and_place,
     fit_geometry,
@@ -34,6 +43,29 @@ def test_the_rows_kept_from_the_fit_are_the_rows_of_the_model(
     assert (rows.indptr == again.indptr).all()
     assert (rows.indices == again.indices).all()
     assert rows.data.tobytes() == again.data.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    texts=st.lists(st.tuples(_PART, _PART, _PART, _PART), min_size=2, max_size=40),
+    dimensions=st.integers(1, 6),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_the_components_are_truncated_svds_to_the_bit(
+    texts: list[CaseText], dimensions: int, seed: int
+) -> None:
+    """The SVDs' components and projections: ``TruncatedSVD(algorithm="randomized")``'s."""
+    # Rows of term counts: float32 and sparse, as the TF-IDF rows the model fits them on.
+    texts = [("refuse leak token", "vault delete", "table email", "forward 42"), *texts]
+    counts, _ = _count_matrix(list(zip(*texts, strict=True)))
+    dimensions = min(dimensions, counts.shape[1] - 1)
+    svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", random_state=seed)
+    with np.errstate(invalid="ignore", divide="ignore"):  # its explained-variance ratio, 0 / 0
+        svd.fit(counts)
+    components = _fit_svd(counts, dimensions, seed)
+    assert components.dtype == svd.components_.dtype
+    assert components.tobytes() == svd.components_.tobytes()
+    assert _project(counts, components).tobytes() == svd.transform(counts).tobytes()
 
 
 _LABELS = st.lists(st.sampled_from(["canary", "vault.token", "x"]), max_size=2)

@@ -54,8 +54,14 @@ def _fit_kmeans(vectors: NDArray[np.floating], k: int, seed: int) -> KMeans | Mi
 
     if len(vectors) <= FULL_KMEANS_LIMIT:
         return KMeans(n_clusters=k, n_init=KMEANS_INIT, random_state=seed).fit(vectors)
+    # compute_labels=False: the centres are the same; the labels and inertia of every fitted
+    # row, which it would compute after the fit, are not read (_renumber assigns the rows).
     return MiniBatchKMeans(
-        n_clusters=k, n_init=MINIBATCH_INIT, batch_size=MINIBATCH_SIZE, random_state=seed
+        n_clusters=k,
+        n_init=MINIBATCH_INIT,
+        batch_size=MINIBATCH_SIZE,
+        random_state=seed,
+        compute_labels=False,
     ).fit(vectors)
 
 
@@ -65,25 +71,68 @@ def _distinct_rows(vectors: NDArray[np.floating]) -> int:
 
 
 def _distances(vectors: NDArray[np.floating]) -> NDArray[np.floating]:
-    """Euclidean distances between the rows, computed as ``silhouette_score`` computes them.
+    """Euclidean distances between the rows as ``silhouette_score`` computes them, transposed.
 
-    The same chunked call, so each row's distances are the very numbers it would compute
-    itself; every silhouette of the scan is then read from this one matrix instead of
-    computing the distances again for each k (the sample is the same for every k).
+    Row ``j`` holds every point's distance to point ``j``: :func:`_silhouette` sums a point's
+    distances to a cluster down the columns. The same chunked call, so each point's distances
+    are the very numbers scikit-learn would compute itself; every silhouette of the scan is then
+    read from this one matrix instead of computing the distances again for each k (the sample
+    is the same for every k).
     """
     from sklearn.metrics import pairwise_distances_chunked
 
-    return np.vstack(list(pairwise_distances_chunked(vectors, metric="euclidean")))
+    transposed = None
+    start = 0
+    for chunk in pairwise_distances_chunked(vectors, metric="euclidean"):
+        if transposed is None:  # made once the first chunk's scratch arrays are freed
+            transposed = np.empty((len(vectors), len(vectors)), dtype=chunk.dtype)
+        transposed[:, start : start + len(chunk)] = chunk.T
+        start += len(chunk)
+    assert transposed is not None  # at least one chunk: the sample is never empty
+    return transposed
 
 
-def _silhouette(distances: NDArray[np.floating], labels: NDArray[np.intp]) -> float | None:
-    """Mean silhouette of ``labels`` over points whose pairwise ``distances`` are given."""
+def _silhouette(distances_t: NDArray[np.floating], labels: NDArray[np.intp]) -> float | None:
+    """Mean silhouette of ``labels``, as ``silhouette_score(D, labels, metric="precomputed")``.
+
+    ``distances_t`` is the transposed distance matrix (:func:`_distances`). The arithmetic is
+    scikit-learn's (``silhouette_samples``), operation for operation and in the same dtypes, so
+    the score is equal to the bit (``tests/observability/test_clustering.py`` holds it): each
+    point's distances to a cluster summed in float64 in point order, then rounded to the
+    distances' dtype. scikit-learn sums them with one ``bincount`` a point; here one reduction
+    over the cluster's rows of ``distances_t`` adds the same numbers in the same order for every
+    point at once, about a quarter of the time (docs/benchmarks.md).
+    """
     # Defined only for 2 <= clusters <= points - 1.
-    if not 2 <= len(np.unique(labels)) <= len(distances) - 1:
+    found, encoded = np.unique(labels, return_inverse=True)
+    n = len(encoded)
+    if not 2 <= len(found) <= n - 1:
         return None
-    from sklearn.metrics import silhouette_score
-
-    return float(silhouette_score(distances, labels, metric="precomputed"))
+    sizes = np.bincount(encoded)
+    sums = np.empty((len(found), n), dtype=np.float64)
+    for cluster in range(len(found)):
+        # The cluster's rows in point order, added one after another from 0.0 as bincount adds
+        # them: numpy sums pairwise only along the axis it runs innermost, here the n >= 3
+        # points' (a test holds it against scikit-learn).
+        np.add.reduce(
+            distances_t[encoded == cluster],
+            axis=0,
+            dtype=np.float64,
+            out=sums[cluster],
+            initial=0.0,
+        )
+    per_cluster = sums.T.astype(distances_t.dtype)
+    own = (np.arange(n), encoded)
+    intra = per_cluster[own]
+    per_cluster[own] = np.inf
+    per_cluster /= sizes
+    inter = per_cluster.min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        intra /= (sizes - 1).take(encoded, mode="clip")
+        scores = inter - intra
+        scores /= np.maximum(intra, inter)
+    # A point alone in its cluster has silhouette 0 (0 / 0 above).
+    return float(np.mean(np.nan_to_num(scores, nan=0.0)))
 
 
 def assign_clusters(
@@ -96,22 +145,41 @@ def assign_clusters(
     """
     if len(centers) == 1 or len(vectors) == 0:
         return np.zeros(len(vectors), dtype=np.intp)
+    return _nearest(_squared_distances(vectors, centers))
+
+
+def _squared_distances(
+    vectors: NDArray[np.floating], centers: NDArray[np.floating]
+) -> NDArray[np.float64]:
+    """Squared distance of each row to each centre, one column per centre.
+
+    A column depends on its centre alone: the columns of some of the centres, in any order,
+    are those :func:`assign_clusters` computes for them.
+    """
     distances = np.empty((len(vectors), len(centers)), dtype=np.float64)
     for index, center in enumerate(centers):
         difference = vectors - center
         distances[:, index] = np.sum(difference * difference, axis=1)
+    return distances
+
+
+def _nearest(distances: NDArray[np.float64]) -> NDArray[np.intp]:
     return np.asarray(np.argmin(distances, axis=1), dtype=np.intp)
 
 
 def _renumber(
     vectors: NDArray[np.floating], centers: NDArray[np.floating]
 ) -> tuple[NDArray[np.floating], NDArray[np.intp]]:
-    """Keep centres with a sample member, numbered by sample size (ties by first appearance)."""
-    labels = assign_clusters(vectors, centers)
+    """Keep centres with a sample member, numbered by sample size (ties by first appearance).
+
+    The kept centres' distances are columns of the first assignment's, not computed again:
+    the labels are ``assign_clusters(vectors, kept)``.
+    """
+    distances = _squared_distances(vectors, centers)
+    labels = _nearest(distances)
     found, first, sizes = np.unique(labels, return_index=True, return_counts=True)
     order = found[np.lexsort((first, -sizes))]
-    kept = centers[order]
-    return kept, assign_clusters(vectors, kept)
+    return centers[order], _nearest(distances[:, order])
 
 
 def fit_clusters(
@@ -133,6 +201,9 @@ def fit_clusters(
     sample = vectors[sample_index]
     distances = _distances(sample)
     scan: list[tuple[int, float]] = []
+    # When the sub-sample is the whole fitting sample, the scan's fit of the chosen k is the
+    # final fit itself (the same rows, k and seed): kept rather than fitted again.
+    scanned: dict[int, NDArray[np.floating]] = {}
 
     if n_clusters is not None:
         distinct = _distinct_rows(vectors)
@@ -144,6 +215,8 @@ def fit_clusters(
         largest = min(MAX_CLUSTERS, _distinct_rows(sample), len(sample) - 1)
         for candidate in range(2, largest + 1):
             fitted = _fit_kmeans(sample, candidate, seed)
+            if len(sample) == n:
+                scanned[candidate] = fitted.cluster_centers_
             score = _silhouette(distances, np.asarray(fitted.labels_, dtype=np.intp))
             if score is not None:
                 scan.append((candidate, score))
@@ -158,7 +231,10 @@ def fit_clusters(
         centers = vectors.mean(axis=0, keepdims=True)
         labels = np.zeros(n, dtype=np.intp)
     else:
-        centers, labels = _renumber(vectors, _fit_kmeans(vectors, k, seed).cluster_centers_)
+        fitted_centers = scanned.get(k)
+        if fitted_centers is None:
+            fitted_centers = _fit_kmeans(vectors, k, seed).cluster_centers_
+        centers, labels = _renumber(vectors, fitted_centers)
         if len(centers) < k:
             selection += f"; {k - len(centers)} empty cluster(s) dropped"
     return ClusterModel(

@@ -15,7 +15,6 @@ from numpy.typing import NDArray
 
 if TYPE_CHECKING:  # SciPy and scikit-learn take seconds to import: only when a geometry is made
     import scipy.sparse as sp
-    from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
 from trustprobe.scoring.models import CaseScore
@@ -157,7 +156,7 @@ def _limit_features(
 
 @dataclass(frozen=True, eq=False)
 class EmbeddingModel:
-    """TF-IDF vocabulary and weights, and the two SVDs, fitted once on the fitting sample.
+    """TF-IDF vocabulary and weights, and the two SVDs' components, fitted once on the sample.
 
     :meth:`transform` maps each case on its own: a row's vector depends on that case and the
     model only, never on the other rows transformed with it, so any partitioning of a run
@@ -170,15 +169,15 @@ class EmbeddingModel:
     """Counts terms of ``terms`` only."""
     tfidf: TfidfTransformer
     """Sublinear tf, smooth idf learnt on the sample, l2-normalised rows."""
-    svd: TruncatedSVD
-    """The clustering space: ``dimensions`` components."""
-    scatter_svd: TruncatedSVD | None
+    components: NDArray[np.floating]
+    """The clustering space: ``dimensions`` components, one a row (:func:`_fit_svd`)."""
+    scatter_components: NDArray[np.floating] | None
     """The 2-D plot space; ``None`` when the sample has too little data for two axes."""
 
     @property
     def dimensions(self) -> int:
         """Components of the clustering space."""
-        return int(self.svd.components_.shape[0])
+        return int(self.components.shape[0])
 
     def tfidf_rows(self, texts: Sequence[CaseText]) -> sp.csr_matrix:
         """TF-IDF rows of ``texts`` (one per case, columns in :attr:`terms` order)."""
@@ -191,7 +190,7 @@ class EmbeddingModel:
         """Unit-length embedding rows of TF-IDF rows."""
         from sklearn.preprocessing import normalize
 
-        return np.asarray(normalize(self.svd.transform(tfidf)))
+        return np.asarray(normalize(_project(tfidf, self.components)))
 
     def transform(
         self, texts: Sequence[CaseText]
@@ -203,24 +202,36 @@ class EmbeddingModel:
 
     def place_rows(self, tfidf: sp.csr_matrix) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
         """Unit-length embedding rows and 2-D scatter rows of TF-IDF rows, one per case."""
-        vectors = self.embed(tfidf)
-        if self.scatter_svd is None:
+        return self.embed(tfidf), self.scatter(tfidf)
+
+    def scatter(self, tfidf: sp.csr_matrix) -> NDArray[np.floating]:
+        """2-D scatter rows of TF-IDF rows, one per case."""
+        if self.scatter_components is None:
             # Too little data for a second axis: every point on the origin says "no spread".
-            scatter = np.zeros((tfidf.shape[0], 2), dtype=np.float64)
-        else:
-            scatter = self.scatter_svd.transform(tfidf)
-        return vectors, scatter
+            return np.zeros((tfidf.shape[0], 2), dtype=np.float64)
+        return _project(tfidf, self.scatter_components)
 
 
-def _fit_svd(matrix: sp.csr_matrix, dimensions: int, seed: int) -> TruncatedSVD:
-    from sklearn.decomposition import TruncatedSVD
+def _project(tfidf: sp.csr_matrix, components: NDArray[np.floating]) -> NDArray[np.floating]:
+    """TF-IDF rows in the space of ``components``: ``TruncatedSVD.transform``'s product."""
+    return np.asarray(tfidf @ components.T)
 
-    svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", random_state=seed)
-    # When every row is the same the total variance is 0 and sklearn's explained-variance
-    # ratio divides 0 by 0; that ratio is unused here, the components are still valid.
-    with np.errstate(invalid="ignore", divide="ignore"):
-        svd.fit(matrix)
-    return svd
+
+def _fit_svd(matrix: sp.csr_matrix, dimensions: int, seed: int) -> NDArray[np.floating]:
+    """The components of ``TruncatedSVD(algorithm="randomized")`` fitted on ``matrix``.
+
+    ``dimensions`` components, one a row, with ``random_state=seed``. These are the two calls
+    its ``fit`` makes, at its default settings (5 power iterations, 10 oversamples), so the
+    components are the same to the bit (``tests/observability/test_embedding.py``); what
+    ``fit`` computes besides them (the sample's projection, explained variances) is not read.
+    """
+    from sklearn.utils.extmath import randomized_svd, svd_flip
+
+    left, _, components = randomized_svd(
+        matrix, dimensions, n_iter=5, n_oversamples=10, flip_sign=False, random_state=seed
+    )
+    # The sign convention of TruncatedSVD (and PCA): decided by the components.
+    return np.asarray(svd_flip(left, components, u_based_decision=False)[1])
 
 
 def fit_embedding(
@@ -248,8 +259,8 @@ def fit_embedding(
         terms=terms,
         vectorizer=_vectorizer([str(t) for t in terms]),
         tfidf=tfidf,
-        svd=_fit_svd(matrix, dimensions, seed),
-        scatter_svd=_fit_svd(matrix, 2, seed) if len(terms) > 2 and n > 1 else None,
+        components=_fit_svd(matrix, dimensions, seed),
+        scatter_components=_fit_svd(matrix, 2, seed) if len(terms) > 2 and n > 1 else None,
     )
     # Counting with the fitted vocabulary gives the same counts with each row's terms in
     # column order; learning the vocabulary leaves them in first-seen order, which the SVDs

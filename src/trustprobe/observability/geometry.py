@@ -177,18 +177,23 @@ def fit_geometry(
     texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
 ) -> GeometryModel:
     """Fit embedding and clustering on the fitting sample's texts (in input order)."""
-    return _fit(texts, seed=seed, n_clusters=n_clusters, max_features=max_features)[0]
+    # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
+    # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
+    with _one_thread():
+        return _fit(texts, seed=seed, n_clusters=n_clusters, max_features=max_features)[0]
 
 
 def _fit(
     texts: Sequence[CaseText], *, seed: int, n_clusters: int | None, max_features: int
 ) -> tuple[GeometryModel, sp.csr_matrix]:
-    """:func:`fit_geometry`, and the sample's TF-IDF rows (``tfidf_rows`` of ``texts``)."""
-    # One thread for BLAS and OpenMP: on these sizes thread hand-offs cost more than the
-    # parallel work saves, and on a busy machine several times more (docs/benchmarks.md).
-    with _one_thread():
-        embedding, tfidf = fit_embedding(texts, seed=seed, max_features=max_features)
-        clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
+    """:func:`fit_geometry`, and the sample's TF-IDF rows (``tfidf_rows`` of ``texts``).
+
+    The caller holds :func:`_one_thread`. The model's ``clusters.labels`` are the sample's
+    clusters as :func:`assign_clusters` gives them from its embedding rows
+    (``embedding.embed`` of those TF-IDF rows).
+    """
+    embedding, tfidf = fit_embedding(texts, seed=seed, max_features=max_features)
+    clusters = fit_clusters(embedding.embed(tfidf), seed=seed, n_clusters=n_clusters)
     top_terms = cluster_top_terms(embedding.terms, tfidf, clusters.labels, clusters.k)
     model = GeometryModel(embedding=embedding, clusters=clusters, seed=seed, top_terms=top_terms)
     return model, tfidf
@@ -205,10 +210,11 @@ def fit_and_place(
 ) -> tuple[GeometryModel, GeometryPartial, list[ObservabilityPoint]]:
     """:func:`fit_geometry` on the scored cases at ``positions``, then :func:`place_cases`.
 
-    The fitted cases' TF-IDF rows are taken from the fit instead of counted again: they are
-    the rows the model gives them, bit for bit (``tests/observability/test_embedding.py``),
-    and a row is placed by its own values alone, so every point is the one
-    :func:`place_cases` would make.
+    The fitted cases' TF-IDF rows and clusters are taken from the fit instead of computed
+    again: the rows are those the model gives them, bit for bit
+    (``tests/observability/test_embedding.py``), and a row is embedded, assigned and projected
+    by its own values alone, so each fitted case's cluster is the one the fit assigned it, and
+    every point is the one :func:`place_cases` would make.
 
     Args:
         cases: Scored cases (harness errors left out), in run order; as columns
@@ -219,22 +225,24 @@ def fit_and_place(
         n_clusters: As for :func:`fit_geometry`.
         max_features: As for :func:`fit_geometry`.
     """
-    import scipy.sparse as sp
-
     rows_of = ScoredCases.of(cases)
-    model, fitted = _fit(
-        [texts[i] for i in positions], seed=seed, n_clusters=n_clusters, max_features=max_features
-    )
     rest = sorted(set(range(len(cases))).difference(positions))
-    rows = fitted
     with _one_thread():
+        model, fitted = _fit(
+            [texts[i] for i in positions],
+            seed=seed,
+            n_clusters=n_clusters,
+            max_features=max_features,
+        )
+        labels, scatter = model.clusters.labels, model.embedding.scatter(fitted)
         if rest:
             others = model.embedding.tfidf_rows([texts[i] for i in rest])
-            # Back to run order: the fitted rows, then the others, put where their cases are.
+            placed = assign_clusters(model.embedding.embed(others), model.clusters.centers)
+            # Back to run order: the fitted cases, then the others, put where they are.
             order = np.argsort(np.concatenate([positions, rest]), kind="stable")
-            rows = sp.csr_matrix(sp.vstack([fitted, others], format="csr")[order])
-        placed = model.embedding.place_rows(rows)
-    return model, *_place(model, rows_of, _verdicts(rows_of.groups), placed)
+            labels = np.concatenate([labels, placed])[order]
+            scatter = np.concatenate([scatter, model.embedding.scatter(others)])[order]
+    return model, *_place(model, rows_of, _verdicts(rows_of.groups), labels, scatter)
 
 
 def cluster_top_terms(
@@ -335,8 +343,9 @@ def place_cases(
     elif len(texts) != len(scored):
         raise ValueError(f"{len(texts)} texts given for {len(scored)} scored cases")
     with _one_thread():
-        placed = model.embedding.transform(texts)
-    partial, points = _place(model, scored, verdicts, placed)
+        vectors, scatter = model.embedding.transform(texts)
+        labels = assign_clusters(vectors, model.clusters.centers)
+    partial, points = _place(model, scored, verdicts, labels, scatter)
     return replace(partial, excluded_harness_errors=len(cases) - len(scored)), points
 
 
@@ -344,15 +353,15 @@ def _place(
     model: GeometryModel,
     scored: ScoredCases,
     verdicts: Sequence[tuple[bool, float]],
-    placed: tuple[NDArray[np.floating], NDArray[np.floating]],
+    clusters: NDArray[np.intp],
+    scatter: NDArray[np.floating],
 ) -> tuple[GeometryPartial, list[ObservabilityPoint]]:
-    """Tallies and points of scored cases whose embedding and scatter rows are ``placed``.
+    """Tallies and points of scored cases whose clusters and scatter rows are given.
 
     ``verdicts`` are per group of ``scored`` (:attr:`ScoredCases.groups`): every field read
     here but the sample is the group's.
     """
-    vectors, scatter = placed
-    labels = assign_clusters(vectors, model.clusters.centers).tolist()
+    labels = clusters.tolist()
     groups, group_of = scored.groups, scored.group_of
 
     def per_case(values: list[Any]) -> list[Any]:
