@@ -466,6 +466,20 @@ def _logged_phase(what: str, *args: object) -> Iterator[None]:
     )
 
 
+@contextmanager
+def _scorer_plugin(client: Client, job: ScoringJob, token: str) -> Iterator[str]:
+    """The job's scorer registered on the workers for the run; yields the plugin's name."""
+    plugin = plugin_name(job.digest(), token)
+    client.register_plugin(ScorerPlugin(job), name=plugin)
+    try:
+        yield plugin
+    finally:
+        # Best effort: a cluster that is gone has no plugin left to remove, and the error that
+        # ended the run is the one to report.
+        with suppress(Exception):
+            client.unregister_worker_plugin(plugin)
+
+
 def score_shards(
     client: Client,
     probes: Sequence[Probe],
@@ -546,9 +560,7 @@ def score_shards(
     total_cases = sum(item.expected_cases for item in work)
 
     job = ScoringJob(tuple(probes), tuple(rule_packs), scoring, detector.digest)
-    plugin = plugin_name(job.digest(), token)
-    client.register_plugin(ScorerPlugin(job), name=plugin)
-    try:
+    with _scorer_plugin(client, job, token) as plugin:
         threads = sum(client.nthreads().values()) or 1
         with (
             ReportStream(output, head) as stream,
@@ -583,9 +595,9 @@ def score_shards(
                     client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
                     seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
                 )  # fmt: skip
-            placed = 0 if observability is None else len(observability.points)
             if observability is not None:
-                stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)
+                points = observability.points
+                stream.add(b"", 0, render_items(POINTS, points, POINTS_DEPTH), len(points))
                 observability = observability.model_copy(update={"points": []})
             aggregate = finalize_metrics(metrics, missing_probe_ids=plan.missing)
             report = head.model_copy(
@@ -597,11 +609,6 @@ def score_shards(
                 }
             )
             stream.finish(report)
-    finally:
-        # Best effort: a cluster that is gone has no plugin left to remove, and the error that
-        # ended the run is the one to report.
-        with suppress(Exception):
-            client.unregister_worker_plugin(plugin)
     return ShardedRun(
         report=report,
         output=Path(output),
