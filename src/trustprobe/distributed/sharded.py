@@ -213,15 +213,7 @@ def _score_blocks(
     written, which bounds the results held on workers. The cases at the ``uniform`` places
     come back with their blocks, into ``sampled``.
     """
-    lines_of: dict[int, list[int]] = {}
-    for position, number, _ in sorted(uniform):
-        lines_of.setdefault(position, []).append(number)
-
-    def sample_lines(block: Block) -> frozenset[int]:
-        lines = lines_of.get(block.shard.index, [])
-        low = bisect.bisect_left(lines, block.first_line)
-        return frozenset(lines[low : bisect.bisect_right(lines, block.last_line)])
-
+    sample_lines = _sample_lines(uniform)
     # Merged as blocks arrive, so the client holds one partial of each kind, not one per block.
     metrics = MetricsPartial(worst_n=worst_n)
     strata = ObservabilitySample(seed, size=0)
@@ -268,13 +260,7 @@ def _score_blocks(
             while written in finished:
                 result = _block_result(work[written], futures.pop(written))
                 finished.discard(written)
-                if result.cases_file is None:
-                    stream.add(result.cases_json, result.cases, b"", 0)
-                else:
-                    describe = work[written].block.describe()
-                    text = spool.take(result.cases_file, result.cases_bytes, describe)
-                    stream.add_file(text, result.cases)
-                    text.unlink()
+                _add_cases(stream, spool, work[written], result)
                 assert result.metrics is not None  # checked by _block_result
                 metrics = metrics.merge(result.metrics)
                 if result.strata is not None:
@@ -295,6 +281,30 @@ def _score_blocks(
             f"{written} of {len(work)} blocks came back; no report was written"
         )
     return metrics, strata
+
+
+def _sample_lines(uniform: set[Place]) -> Callable[[Block], frozenset[int]]:
+    """For a block, the lines of it whose records are in the ``uniform`` sample."""
+    lines_of: dict[int, list[int]] = {}
+    for position, number, _ in sorted(uniform):
+        lines_of.setdefault(position, []).append(number)
+
+    def sample_lines(block: Block) -> frozenset[int]:
+        lines = lines_of.get(block.shard.index, [])
+        low = bisect.bisect_left(lines, block.first_line)
+        return frozenset(lines[low : bisect.bisect_right(lines, block.last_line)])
+
+    return sample_lines
+
+
+def _add_cases(stream: ReportStream, spool: Spool, item: BlockWork, result: BlockResult) -> None:
+    """Append a block's rendered cases to the report: sent back with its result, or its file's."""
+    if result.cases_file is None:
+        stream.add(result.cases_json, result.cases, b"", 0)
+    else:
+        text = spool.take(result.cases_file, result.cases_bytes, item.block.describe())
+        stream.add_file(text, result.cases)
+        text.unlink()
 
 
 def _block_result(item: BlockWork, future: Future[BlockResult]) -> BlockResult:
@@ -466,6 +476,20 @@ def _logged_phase(what: str, *args: object) -> Iterator[None]:
     )
 
 
+@contextmanager
+def _scorer_plugin(client: Client, job: ScoringJob, token: str) -> Iterator[str]:
+    """The job's scorer registered on the workers for the run; yields the plugin's name."""
+    plugin = plugin_name(job.digest(), token)
+    client.register_plugin(ScorerPlugin(job), name=plugin)
+    try:
+        yield plugin
+    finally:
+        # Best effort: a cluster that is gone has no plugin left to remove, and the error that
+        # ended the run is the one to report.
+        with suppress(Exception):
+            client.unregister_worker_plugin(plugin)
+
+
 def score_shards(
     client: Client,
     probes: Sequence[Probe],
@@ -546,9 +570,7 @@ def score_shards(
     total_cases = sum(item.expected_cases for item in work)
 
     job = ScoringJob(tuple(probes), tuple(rule_packs), scoring, detector.digest)
-    plugin = plugin_name(job.digest(), token)
-    client.register_plugin(ScorerPlugin(job), name=plugin)
-    try:
+    with _scorer_plugin(client, job, token) as plugin:
         threads = sum(client.nthreads().values()) or 1
         with (
             ReportStream(output, head) as stream,
@@ -583,9 +605,9 @@ def score_shards(
                     client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
                     seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
                 )  # fmt: skip
-            placed = 0 if observability is None else len(observability.points)
             if observability is not None:
-                stream.add(b"", 0, render_items(POINTS, observability.points, POINTS_DEPTH), placed)
+                points = observability.points
+                stream.add(b"", 0, render_items(POINTS, points, POINTS_DEPTH), len(points))
                 observability = observability.model_copy(update={"points": []})
             aggregate = finalize_metrics(metrics, missing_probe_ids=plan.missing)
             report = head.model_copy(
@@ -597,11 +619,6 @@ def score_shards(
                 }
             )
             stream.finish(report)
-    finally:
-        # Best effort: a cluster that is gone has no plugin left to remove, and the error that
-        # ended the run is the one to report.
-        with suppress(Exception):
-            client.unregister_worker_plugin(plugin)
     return ShardedRun(
         report=report,
         output=Path(output),

@@ -208,6 +208,27 @@ def _key(file: RecordFile, record: Record, validate: bool) -> tuple[str, int, bo
     return parsed.probe_id, parsed.sample, parsed.error is None and parsed.response is not None
 
 
+@dataclass(frozen=True)
+class _Keys:
+    """What one pass over a shard's records gathers: their keys in file order, blocks, draws."""
+
+    names: list[str]
+    """Probe ids in order of first appearance: ``probe_code`` holds positions in it."""
+    probe_code: array[int]
+    sample_no: array[int]
+    line_no: array[int]
+    has_response: bytearray
+    """1 where the record is scored (a response and no error), else 0."""
+    repaired_lines: list[int]
+    unknown: set[str]
+    """Probe ids not in the probe set."""
+    draw: array[int]
+    """Sampling draws of the scored records that are not dropped, and where those are."""
+    draw_line: array[int]
+    draw_offset: array[int]
+    blocks: list[Block]
+
+
 def _index(
     shard: Shard,
     probe_ids: frozenset[str],
@@ -217,6 +238,43 @@ def _index(
     drop_lines: frozenset[int],
     validate: bool,
 ) -> ShardIndex:
+    file = shard.file()
+    keys = _read_keys(shard, file, probe_ids, seed, block_records, drop_lines, validate)
+    probes, samples, lines = _int64(keys.probe_code), _int64(keys.sample_no), _int64(keys.line_no)
+    order = np.lexsort((lines, samples, probes))
+    probes, samples, lines = probes[order], samples[order], lines[order]
+    repeat = np.zeros(len(order), dtype=np.bool_)
+    repeat[1:] = (probes[1:] == probes[:-1]) & (samples[1:] == samples[:-1])
+    duplicates = _duplicates(file, keys.names, probes, samples, lines, repeat)
+    dropped = set(drop_lines) | {d.line for d in duplicates}
+    scored_count = _scored_count(keys.has_response, keys.line_no, dropped)
+    candidates = _candidates(sample_size, dropped, keys.draw, keys.draw_line, keys.draw_offset)
+    distinct = ~repeat
+    return ShardIndex(
+        shard=shard,
+        error=None,
+        records=len(order),
+        scored=scored_count,
+        blocks=tuple(keys.blocks),
+        probe_ids=frozenset(keys.names),
+        unknown_probe_ids=frozenset(keys.unknown),
+        repaired_lines=tuple(keys.repaired_lines),
+        duplicates=duplicates,
+        samples=_runs_by_probe(keys.names, probes[distinct], samples[distinct]),
+        candidates=candidates,
+    )
+
+
+def _read_keys(
+    shard: Shard,
+    file: RecordFile,
+    probe_ids: frozenset[str],
+    seed: int,
+    block_records: int,
+    drop_lines: frozenset[int],
+    validate: bool,
+) -> _Keys:
+    """Read the shard's records once, in file order, cutting blocks as they go by."""
     codes: dict[str, int] = {}
     probe_code, sample_no, line_no = array("q"), array("q"), array("q")
     has_response = bytearray()
@@ -226,7 +284,6 @@ def _index(
     draw, draw_line, draw_offset = array("Q"), array("q"), array("q")
     blocks: list[Block] = []
     block_start, block_first, in_block, last_line, end = 0, 1, 0, 0, 0
-    file = shard.file()
     starts = file.block_starts(block_records)
     records = file.records(columns=None if validate else KEY_FIELDS)
     for ordinal, record in enumerate(records):
@@ -253,17 +310,40 @@ def _index(
         end, last_line = record.stop, number
     if in_block or not blocks:
         blocks.append(Block(shard, len(blocks), block_start, end, block_first, last_line, in_block))
+    return _Keys(
+        names=list(codes),
+        probe_code=probe_code,
+        sample_no=sample_no,
+        line_no=line_no,
+        has_response=has_response,
+        repaired_lines=repaired_lines,
+        unknown=unknown,
+        draw=draw,
+        draw_line=draw_line,
+        draw_offset=draw_offset,
+        blocks=blocks,
+    )
 
-    names = list(codes)
-    probes = np.frombuffer(probe_code, dtype=np.int64) if probe_code else np.zeros(0, np.int64)
-    samples = np.frombuffer(sample_no, dtype=np.int64) if sample_no else np.zeros(0, np.int64)
-    lines = np.frombuffer(line_no, dtype=np.int64) if line_no else np.zeros(0, np.int64)
-    order = np.lexsort((lines, samples, probes))
-    probes, samples, lines = probes[order], samples[order], lines[order]
-    repeat = np.zeros(len(order), dtype=np.bool_)
-    repeat[1:] = (probes[1:] == probes[:-1]) & (samples[1:] == samples[:-1])
-    first_of = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(order))))
-    duplicates = tuple(
+
+def _int64(values: array[int]) -> NDArray[np.int64]:
+    """``values`` as a NumPy array, without a copy."""
+    return np.frombuffer(values, dtype=np.int64) if values else np.zeros(0, np.int64)
+
+
+def _duplicates(
+    file: RecordFile,
+    names: Sequence[str],
+    probes: NDArray[np.int64],
+    samples: NDArray[np.int64],
+    lines: NDArray[np.int64],
+    repeat: NDArray[np.bool_],
+) -> tuple[Duplicate, ...]:
+    """The records repeating an earlier (probe_id, sample), by line.
+
+    The keys are sorted by (probe, sample, line); ``repeat`` marks those equal to the one before.
+    """
+    first_of = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(repeat))))
+    return tuple(
         sorted(
             (
                 Duplicate(
@@ -277,29 +357,17 @@ def _index(
             key=lambda d: d.line,
         )
     )
-    dropped = set(drop_lines) | {d.line for d in duplicates}
-    with_response = np.frombuffer(bytes(has_response), dtype=np.bool_) if has_response else None
-    scored_count = 0
-    if with_response is not None:
-        kept = np.ones(len(with_response), dtype=np.bool_)
-        if dropped:
-            kept = ~np.isin(np.frombuffer(line_no, dtype=np.int64), list(dropped))
-        scored_count = int(np.count_nonzero(with_response & kept))
-    candidates = _candidates(sample_size, dropped, draw, draw_line, draw_offset)
-    distinct = ~repeat
-    return ShardIndex(
-        shard=shard,
-        error=None,
-        records=len(order),
-        scored=scored_count,
-        blocks=tuple(blocks),
-        probe_ids=frozenset(names),
-        unknown_probe_ids=frozenset(unknown),
-        repaired_lines=tuple(repaired_lines),
-        duplicates=duplicates,
-        samples=_runs_by_probe(names, probes[distinct], samples[distinct]),
-        candidates=candidates,
-    )
+
+
+def _scored_count(has_response: bytearray, line_no: array[int], dropped: set[int]) -> int:
+    """How many records are scored (a response, no error) and kept (not dropped)."""
+    if not has_response:
+        return 0
+    with_response = np.frombuffer(bytes(has_response), dtype=np.bool_)
+    kept = np.ones(len(with_response), dtype=np.bool_)
+    if dropped:
+        kept = ~np.isin(np.frombuffer(line_no, dtype=np.int64), list(dropped))
+    return int(np.count_nonzero(with_response & kept))
 
 
 def _candidates(

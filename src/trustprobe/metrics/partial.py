@@ -415,19 +415,55 @@ def metrics_partial(
     # so the order of adding changes nothing.
     profiles = _tally(_PROFILE, scored, scored_more)
     category_of = dict(map(_PROBE_CATEGORY, rows))
-    probe_of = [row[_PROBE] for row in rows]
-    samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
-    for probe_id, sample in zip(
-        map(probe_of.__getitem__, columns.group_of), columns.samples, strict=True
-    ):
-        samples[probe_id].append(sample)
+    samples = _samples_by_probe(rows, columns)
     if (
         sum(len(set(taken)) for taken in samples.values()) < len(columns.samples)
         or len(set(map(_PROBE_CATEGORY, rows))) > len(category_of)
         or any(None in profile[_VERDICT] for profile in profiles)
     ):
         _raise_first_problem(_case_rows(rows, columns), first_index)
+    groups = _group_partials(profiles, errors, scored, scored_more)
+    verdicts = _probe_verdicts(scored, scored_more)
+    error_classes: Counter[str] = Counter()
+    for row, count in errors:
+        error_classes[str(row[_ERROR])] += count
+    return MetricsPartial(
+        worst_n=worst_n,
+        cases=len(columns.samples),
+        samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
+        category_of=category_of,
+        scored_probes=frozenset(verdicts),
+        errored_probes=frozenset(row[_PROBE] for row, _ in errors),
+        error_classes=dict(error_classes),
+        groups=groups,
+        failure_modes=_failure_modes(scored, scored_more),
+        worst=tuple(
+            _worst_case(rows[g], sample) for g, sample in _worst_members(rows, columns, worst_n)
+        ),
+        verdicts=verdicts,
+    )
 
+
+def _samples_by_probe(
+    rows: Sequence[tuple[Any, ...]], columns: ScoredCases
+) -> dict[str, list[int]]:
+    """Per probe, in order of first appearance, the samples of its cases (repeats kept)."""
+    probe_of = [row[_PROBE] for row in rows]
+    samples: dict[str, list[int]] = {probe_id: [] for probe_id in probe_of}
+    for probe_id, sample in zip(
+        map(probe_of.__getitem__, columns.group_of), columns.samples, strict=True
+    ):
+        samples[probe_id].append(sample)
+    return samples
+
+
+def _group_partials(
+    profiles: Mapping[tuple[Any, ...], int],
+    errors: Sequence[tuple[tuple[Any, ...], int]],
+    scored: Sequence[tuple[Any, ...]],
+    scored_more: Sequence[tuple[tuple[Any, ...], int]],
+) -> dict[tuple[str, str], GroupPartial]:
+    """The tallies of every group the cases count in: scored cases, harness errors, judges."""
     groups = _Groups()
     for profile, count in profiles.items():
         groups.add_scored(profile, count)
@@ -443,34 +479,30 @@ def metrics_partial(
         for group in (groups[OVERALL], groups[("category", category)]):
             group.judged += count
             group.judge_agrees += agrees * count
+    return {key: tally.freeze() for key, tally in groups.items()}
 
+
+def _probe_verdicts(
+    scored: Sequence[tuple[Any, ...]], scored_more: Sequence[tuple[tuple[Any, ...], int]]
+) -> dict[str, tuple[int, int]]:
+    """Per scored probe, its (passed, failed) cases."""
     verdicts: dict[str, tuple[int, int]] = {}
     for (probe_id, passed), count in _tally(_OUTCOME, scored, scored_more).items():
         ok, failed = verdicts.get(probe_id, (0, 0))
         verdicts[probe_id] = (ok + count, failed) if passed else (ok, failed + count)
+    return verdicts
+
+
+def _failure_modes(
+    scored: Sequence[tuple[Any, ...]], scored_more: Sequence[tuple[tuple[Any, ...], int]]
+) -> dict[str, int]:
+    """How many scored cases list each failure mode."""
     # A mode counts once per case even if a buggy scorer listed it twice.
     modes = Counter(chain.from_iterable(map(set, filter(None, map(_MODES_OF, scored)))))
     for row, n in scored_more:
         for mode in set(row[_MODES] or ()):
             modes[mode] += n
-    error_classes: Counter[str] = Counter()
-    for row, count in errors:
-        error_classes[str(row[_ERROR])] += count
-    return MetricsPartial(
-        worst_n=worst_n,
-        cases=len(columns.samples),
-        samples={probe_id: runs_of(s) for probe_id, s in samples.items()},
-        category_of=category_of,
-        scored_probes=frozenset(verdicts),
-        errored_probes=frozenset(row[_PROBE] for row, _ in errors),
-        error_classes=dict(error_classes),
-        groups={key: tally.freeze() for key, tally in groups.items()},
-        failure_modes=dict(modes),
-        worst=tuple(
-            _worst_case(rows[g], sample) for g, sample in _worst_members(rows, columns, worst_n)
-        ),
-        verdicts=verdicts,
-    )
+    return dict(modes)
 
 
 def _tally(

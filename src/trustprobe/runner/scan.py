@@ -334,23 +334,7 @@ async def _session(
     def notes(read: list[str]) -> list[str]:
         """The report's warnings, once the whole journal has been read (and counted)."""
         counts = recorded.counts(probes, config.samples)
-        notes = [*warnings, *read]
-        notes.extend(
-            f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
-            "replaced with U+FFFD"
-            for probe_id, sample in outcome.repaired
-        )
-        if counts.not_run:
-            notes.append(
-                f"{counts.not_run} of {counts.planned} cases have no record yet "
-                f"(run stopped early); continue with: trustprobe scan --resume {run_dir}"
-            )
-        if counts.errors:
-            notes.append(
-                f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are "
-                "excluded from pass/fail: they say nothing about the agent"
-            )
-        return notes
+        return [*warnings, *read, *_session_notes(counts, outcome, run_dir)]
 
     def gate(metrics: RunMetrics) -> Gate | None:
         return run_gate(
@@ -374,7 +358,36 @@ async def _session(
         warnings=notes,
         gate=gate,
     )
-    counts = recorded.counts(probes, config.samples)
+    manifest = _ended(manifest, outcome, recorded.counts(probes, config.samples), ended)
+    atomic_write_text(md_path, render_markdown(summary))
+    write_manifest(run_dir, manifest)
+    return ScanResult(run_dir, manifest, outcome, summary, (json_path, md_path))
+
+
+def _session_notes(counts: CaseCounts, outcome: RunOutcome, run_dir: Path) -> list[str]:
+    """What the report warns of about the run as a session leaves it."""
+    notes = [
+        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
+        "replaced with U+FFFD"
+        for probe_id, sample in outcome.repaired
+    ]
+    if counts.not_run:
+        notes.append(
+            f"{counts.not_run} of {counts.planned} cases have no record yet "
+            f"(run stopped early); continue with: trustprobe scan --resume {run_dir}"
+        )
+    if counts.errors:
+        notes.append(
+            f"{counts.errors} harness error(s) ({_classes(counts.error_classes)}) are "
+            "excluded from pass/fail: they say nothing about the agent"
+        )
+    return notes
+
+
+def _ended(
+    manifest: RunManifest, outcome: RunOutcome, counts: CaseCounts, ended: datetime
+) -> RunManifest:
+    """``manifest`` with its last session ended: what it did, the run's status and counts."""
     session = manifest.sessions[-1].model_copy(
         update={
             "ended_at": ended,
@@ -386,7 +399,7 @@ async def _session(
     status = RunStatus.INTERRUPTED if outcome.interrupted else RunStatus.COMPLETE
     if not outcome.interrupted and counts.not_run:
         status = RunStatus.INTERRUPTED  # defensive: a complete session leaves nothing unrun
-    manifest = manifest.model_copy(
+    return manifest.model_copy(
         update={
             "status": status,
             "ended_at": ended,
@@ -394,9 +407,6 @@ async def _session(
             "sessions": [*manifest.sessions[:-1], session],
         }
     )
-    atomic_write_text(md_path, render_markdown(summary))
-    write_manifest(run_dir, manifest)
-    return ScanResult(run_dir, manifest, outcome, summary, (json_path, md_path))
 
 
 def _provenance_config(config: ScanConfig) -> dict[str, Any]:

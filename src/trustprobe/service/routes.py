@@ -172,6 +172,14 @@ class _RecordsRoute(APIRoute):
 def build_router(clock: Callable[[], datetime]) -> APIRouter:
     """Build the v1 API; ``clock`` supplies ``now`` for ingestion and decisions."""
     router = APIRouter(prefix="/v1")
+    _add_ingestion_routes(router, clock)
+    _add_agent_routes(router)
+    _add_review_routes(router, clock)
+    return router
+
+
+def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> None:
+    """``POST /evidence`` and ``POST /reports``: what the organisation sends in."""
 
     def post_evidence(
         records: Annotated[list[Evidence], Body()],
@@ -226,6 +234,10 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
             raise ServiceError(
                 422, f"the report cannot be converted: {exc}", details=[detail]
             ) from exc
+
+
+def _add_agent_routes(router: APIRouter) -> None:
+    """``GET /agents/{agent_id}/...``: an agent's score, its history and its sources."""
 
     @router.get(
         "/agents/{agent_id}/score",
@@ -294,6 +306,10 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
         """List each imported run (tool, run id, file digest) with its record count."""
         return stored_runs(store, organisation=principal.organisation, agent_id=agent_id)
 
+
+def _add_review_routes(router: APIRouter, clock: Callable[[], datetime]) -> None:
+    """``/reviews``: the anomalous transitions held for a reviewer, and their decisions."""
+
     @router.get(
         "/reviews",
         response_model=list[Review],
@@ -328,24 +344,17 @@ def build_router(clock: Callable[[], datetime]) -> APIRouter:
 
         return route
 
-    router.add_api_route(
-        "/reviews/{review_id}/approve",
-        decide(True),
-        methods=["POST"],
-        response_model=Review,
-        responses={**_AUTH, **_BODY, **_404, **_409},
-        summary="Approve a pending review: its transition becomes canonical",
-        openapi_extra=scope_extra(Scope.REVIEW),
-        name="approve_review",
-    )
-    router.add_api_route(
-        "/reviews/{review_id}/reject",
-        decide(False),
-        methods=["POST"],
-        response_model=Review,
-        responses={**_AUTH, **_BODY, **_404, **_409},
-        summary="Reject a pending review: its transition is kept but never canonical",
-        openapi_extra=scope_extra(Scope.REVIEW),
-        name="reject_review",
-    )
-    return router
+    for approve, action, summary in (
+        (True, "approve", "Approve a pending review: its transition becomes canonical"),
+        (False, "reject", "Reject a pending review: its transition is kept but never canonical"),
+    ):
+        router.add_api_route(
+            f"/reviews/{{review_id}}/{action}",
+            decide(approve),
+            methods=["POST"],
+            response_model=Review,
+            responses={**_AUTH, **_BODY, **_404, **_409},
+            summary=summary,
+            openapi_extra=scope_extra(Scope.REVIEW),
+            name=f"{action}_review",
+        )
