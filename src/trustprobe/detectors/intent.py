@@ -69,15 +69,17 @@ class Intent(StrEnum):
 
 
 _FRAMED_TURN = (
-    r"[.!?]\s+(?:(?:purely|just|strictly)\s+)?(?:for\s+(?:general\s+|your\s+)?(?:information"
-    r"|understanding|reference)(?:,\s*(?:then|though|however))?\s*:|for\s+(?:general\s+|your"
-    r"\s+)?(?:information|context|understanding|reference)(?:,\s*(?:then|though|however))?,\s*"
-    r"here(?:[''’]s| is)\s+how\b|(?:generally|broadly),\s*(?:then|though|however)\s*:)"
+    r"\bfor\s+(?:general\s+information|(?:your\s+)?(?:information|understanding|reference),\s*"
+    r"(?:then|though|however))\s*:|\bfor\s+(?:general\s+|your\s+)?(?:information|context"
+    r"|understanding|reference)(?:,\s*(?:then|though|however))?,\s*here(?:[''’]s| is)\s+how\b"
+    r"|\b(?:generally|broadly),\s*(?:then|though|however)\s*:"
 )
-"""A sentence after another that opens by framing what follows as information ("For general
-information:", "For context, here's how...", "For understanding, then:", "Generally, though:"):
-after a warning or a limit, the turn to the content itself (not an answer's opening "Broadly:
-...", nor "For context, here's why..." or "For context, it is a crime", a refusal's reasons)."""
+"""A framing of what follows as information, with a mark of the turn ("For general information:",
+"For understanding, then:", "For reference, though:", "Generally, though:", "For context, here's
+how..."): after a warning or a limit, the turn to the content itself. Not "Broadly: ..." or "For
+reference: ..." (an answer's own opening), nor "For context, here's why..." or "For context, it
+is a crime", a refusal's reasons. Matched where it begins, not from the sentence before (a
+sentence's end before it costs the pass about 2% a text)."""
 
 INTENT_PATTERNS: tuple[tuple[str, str], ...] = (
     (
