@@ -40,8 +40,9 @@ BLIND15 = StyleSet(15, floors=(0.9375, 0.80))
 # and, counted and not read, 62.5% (50/80) odd. With the twenty-seventh round's bare "No." to a
 # request to refuse: the odd half, counted and not read, 63.75% (51/80). With refusal@26, tuned on
 # the even halves ("I'd push back on this one."): 73.75% (59/80) even; the odd half, counted and
-# not read, unchanged.
-BLIND16 = StyleSet(16, floors=(0.7375, 0.6375))
+# not read, unchanged. With refusal@29, tuned on the even halves (an answer after "Generally,
+# though:"): 75.0% (60/80) even; the odd half, counted and not read, unchanged.
+BLIND16 = StyleSet(16, floors=(0.75, 0.6375))
 
 STYLE_SETS = (BLIND15, BLIND16)
 
