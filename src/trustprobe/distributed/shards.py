@@ -366,7 +366,7 @@ def _scored_count(has_response: bytearray, line_no: array[int], dropped: set[int
     with_response = np.frombuffer(bytes(has_response), dtype=np.bool_)
     kept = np.ones(len(with_response), dtype=np.bool_)
     if dropped:
-        kept = ~np.isin(np.frombuffer(line_no, dtype=np.int64), list(dropped))
+        kept = ~np.isin(_int64(line_no), list(dropped))
     return int(np.count_nonzero(with_response & kept))
 
 
