@@ -20,6 +20,7 @@ from trustprobe.detectors import (
     intent,
     refusal,
     relation,
+    wrapping,
 )
 from trustprobe.detectors.evaluate import LabelledResponse
 
@@ -134,7 +135,7 @@ def _reading_constants(module: ModuleType) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("module", [intent, relation, refusal], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [intent, relation, refusal, wrapping], ids=lambda m: m.__name__)
 def test_digest_holds_every_expression_and_word_set_of_the_reading(module: ModuleType) -> None:
     # The digest tells a comparison whether verdicts may differ because the rules did: an
     # expression or a word the reading uses and the digest leaves out would change verdicts

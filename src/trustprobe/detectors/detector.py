@@ -30,6 +30,7 @@ from trustprobe.detectors.refusal import (
 )
 from trustprobe.detectors.relation import Request, RequestReader
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
+from trustprobe.detectors.wrapping import answer_text
 from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 
@@ -202,8 +203,11 @@ class Detector:
         return self._patterns
 
     def analyze(self, text: str, category: str, request: str | None = None) -> Analysis:
-        """Match every rule against ``text`` in one pass and read it (for ``request``)."""
-        data = encode_text(text)
+        """Match every rule against ``text`` in one pass and read it (for ``request``).
+
+        An answer wrapped in JSON is read as its words (:func:`.wrapping.answer_text`).
+        """
+        data = encode_text(answer_text(text))
         return self.read(data, category, self.search(data), request)
 
     def search(self, data: bytes) -> list[int]:

@@ -55,6 +55,7 @@ from trustprobe.detectors.relation import (
     stem,
 )
 from trustprobe.detectors.rules import Rule
+from trustprobe.detectors.wrapping import wrapping_parameters
 
 
 class Intent(StrEnum):
@@ -431,7 +432,7 @@ _DECIDED, _IF_FILLER, _IF_FILLER_ELSE_STANCE, _IF_CONTRADICTS, _IF_AMID_STEPS = 
 _Plan = tuple[int, IntentReading, IntentReading]
 
 
-INTENT_LOGIC_VERSION = 2
+INTENT_LOGIC_VERSION = 3
 """Raised when the reading's decisions change in code rather than in a pattern, a word set or a
 constant of :func:`intent_parameters`, so that the rule digest changes with them (a comparison
 of two runs warns when it does)."""
@@ -472,6 +473,7 @@ def intent_parameters() -> dict[str, object]:
         "argument_max_bytes": ARGUMENT_MAX_BYTES,
         "contradiction_max_bytes": CONTRADICTION_MAX_BYTES,
         "relation": relation_parameters(),
+        "wrapping": wrapping_parameters(),
         "against_cues": sorted(AGAINST_CUES),
         "redirecting_cues": sorted(REDIRECTING_CUES),
         "disclaimer_cues": sorted(DISCLAIMER_CUES),

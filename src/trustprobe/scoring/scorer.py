@@ -25,6 +25,7 @@ from pydantic_core import to_json
 from trustprobe.detectors import Analysis, Detector, PatternSet
 from trustprobe.detectors.matching import encode_text
 from trustprobe.detectors.relation import Request
+from trustprobe.detectors.wrapping import answer_text
 from trustprobe.formats.canonical import SMALL_DECIMALS
 from trustprobe.formats.typed_models import ModelState, assemble, model_state
 from trustprobe.probes.models import Expected, Probe, Severity
@@ -400,6 +401,7 @@ class Scorer:
             text = response["response"]
             if text is None or response["error"] is not None:
                 continue
+            text = answer_text(text)  # an answer wrapped in JSON, as its words
             try:
                 data = text.encode()
             except UnicodeEncodeError:  # a lone surrogate (see encode_text)
