@@ -12,7 +12,9 @@ the content, and the rules read them as they would in prose. JSON that is not an
 words stays as it is: a value without a space in any string (data: a config, a record of ids),
 and a tool call written as text (a key such as ``"arguments"`` or ``"tool_calls"``), which the
 rules read as before. Only the reading of the response's text changes; the calls an agent made
-(a response's ``tool_calls``) are observed as before.
+(a response's ``tool_calls``) are observed as before, and what an answer leaks counts wherever it
+stands: the unsafe rules and a probe's signals also meet the text as it came, keys and all
+(:meth:`.Detector.with_raw_evidence`).
 
 Most answers are prose: their first character (after white space) is neither ``{``, ``[`` nor a
 code fence's backtick, and nothing is parsed.
