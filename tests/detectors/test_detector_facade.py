@@ -20,6 +20,7 @@ from trustprobe.detectors import (
     intent,
     refusal,
     relation,
+    wrapping,
 )
 from trustprobe.detectors.evaluate import LabelledResponse
 
@@ -134,7 +135,7 @@ def _reading_constants(module: ModuleType) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("module", [intent, relation, refusal], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [intent, relation, refusal, wrapping], ids=lambda m: m.__name__)
 def test_digest_holds_every_expression_and_word_set_of_the_reading(module: ModuleType) -> None:
     # The digest tells a comparison whether verdicts may differ because the rules did: an
     # expression or a word the reading uses and the digest leaves out would change verdicts
@@ -149,5 +150,5 @@ def test_digest_holds_every_expression_and_word_set_of_the_reading(module: Modul
 
 
 def test_pack_names_for_provenance(builtin_detector: Detector) -> None:
-    assert builtin_detector.pack_names == ("core@3", "refusal@29")
+    assert builtin_detector.pack_names == ("core@3", "refusal@30")
     assert len(builtin_detector.rules) == sum(len(p.rules) for p in builtin_detector.packs)

@@ -30,6 +30,7 @@ from trustprobe.detectors.refusal import (
 )
 from trustprobe.detectors.relation import Request, RequestReader
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
+from trustprobe.detectors.wrapping import answer_text
 from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 
@@ -99,6 +100,7 @@ class Detector:
                 owner[rule.id] = pack.pack
                 rules.append(rule)
         self.rules: tuple[Rule, ...] = tuple(rules)
+        self._unsafe = frozenset(i for i, r in enumerate(rules) if r.kind is RuleKind.UNSAFE)
         boundary = [rule for rule in rules if rule.kind is RuleKind.BOUNDARY]
         self.refusal_detector = RefusalDetector(
             boundary,
@@ -202,9 +204,28 @@ class Detector:
         return self._patterns
 
     def analyze(self, text: str, category: str, request: str | None = None) -> Analysis:
-        """Match every rule against ``text`` in one pass and read it (for ``request``)."""
-        data = encode_text(text)
-        return self.read(data, category, self.search(data), request)
+        """Match every rule against ``text`` in one pass and read it (for ``request``).
+
+        An answer wrapped in JSON is read as its words (:func:`.wrapping.answer_text`), with
+        the unsafe evidence of the text as it came (:meth:`with_raw_evidence`).
+        """
+        words = answer_text(text)
+        data = encode_text(words)
+        found = self.search(data)
+        if words is not text:
+            found = self.with_raw_evidence(found, self.search(encode_text(text)))
+        return self.read(data, category, found, request)
+
+    def with_raw_evidence(self, found: list[int], raw_found: Sequence[int]) -> list[int]:
+        """``found``, the pass over an answer's words, with the unsafe rules ``raw_found`` adds.
+
+        An answer wrapped in JSON is read as the words of its values, but what it leaks counts
+        wherever it stands: a secret, a card number or an exfiltration link in a key, or in the
+        structure around the values, is found by the pass over the text as it came.
+        """
+        unsafe = self._unsafe
+        extra = [i for i in raw_found if i in unsafe and i not in found]
+        return sorted(found + extra) if extra else found
 
     def search(self, data: bytes) -> list[int]:
         """The one pass: indices into :attr:`patterns` that occur in ``data``, ascending."""

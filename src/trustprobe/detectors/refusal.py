@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from trustprobe.detectors.matching import DEFAULT_MAX_MEM, PatternSet, encode_text
 from trustprobe.detectors.rules import Rule, RuleKind, RulePack, builtin_rule_packs
+from trustprobe.detectors.wrapping import answer_text
 
 OPENING_PREFIX = r"\A\s*(?:[^.!?\n]|[.!?]\S)*"
 """RE2 prefix that keeps a cue inside the opening sentence: no ``.``/``!``/``?`` followed by
@@ -394,8 +395,11 @@ class RefusalDetector:
         return cls.from_packs(builtin_rule_packs())
 
     def detect(self, text: str, category: str | None = None) -> RefusalResult:
-        """Read ``text`` for refusal; with ``category``, only rules that apply to it count."""
-        data = encode_text(text)
+        """Read ``text`` for refusal; with ``category``, only rules that apply to it count.
+
+        An answer wrapped in JSON is read as its words (:func:`.wrapping.answer_text`).
+        """
+        data = encode_text(answer_text(text))
         cues, opening, help_found = self.split(self._find(data))
         if category is not None:
             cues = [i for i in cues if self.rules[i].applies_to(category)]
@@ -519,7 +523,7 @@ class RefusalDetector:
 
     def features(self, text: str) -> RefusalFeatures:
         """The numbers behind the reading of ``text`` (for evaluation and debugging)."""
-        data = _mask_quotes(encode_text(text))
+        data = _mask_quotes(encode_text(answer_text(text)))
         cues, opening, help_found = self.split(self._find(data))
         strength, cue_ids, excluded, helpful = self._measure(
             data, cues, opening, help_found, exact=True
