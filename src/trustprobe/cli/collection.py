@@ -65,6 +65,11 @@ def end_with_command() -> None:
     _Process.ends_with_command = True
 
 
+def ends_with_command() -> bool:
+    """Whether this process ends when its command does (:func:`end_with_command`)."""
+    return _Process.ends_with_command
+
+
 @contextmanager
 def bulk_collection(thresholds: tuple[int, int, int] = BULK_THRESHOLDS) -> Iterator[None]:
     """Collect garbage rarely inside the block; the previous thresholds are restored after.

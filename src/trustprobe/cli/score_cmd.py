@@ -222,10 +222,13 @@ def _score_in_process(
     fail_under: float | None,
     clock: StageClock,
 ) -> Report:
-    from trustprobe.cli.collection import bulk_collection
+    from trustprobe.cli.allocation import keep_freed_memory
+    from trustprobe.cli.collection import bulk_collection, ends_with_command
     from trustprobe.detectors import Detector
     from trustprobe.reports import stream_report
 
+    if ends_with_command():  # a process that runs on gives its memory back as before
+        keep_freed_memory()
     with read_inputs(responses) as (paths, names), bulk_collection():
         with clock.stage("loading"):
             detector = Detector.from_packs(packs)

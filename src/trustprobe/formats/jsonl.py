@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Container, Iterator, Sequence
@@ -66,8 +67,10 @@ class JsonlFile(RecordFile):
         """(first line's number, its byte offset, lines) of about ``size`` bytes at a time.
 
         Every line, blank ones included, undecoded, as :meth:`lines` gives them one by one.
+        The file is read ``size`` bytes a call (at least the default buffer's), not a block
+        (4 KiB) a call: 26,000 reads fewer for 107 MB of responses.
         """
-        with self._open() as handle:
+        with self._open(buffering=max(size, io.DEFAULT_BUFFER_SIZE)) as handle:
             number, offset = 1, 0
             while lines := handle.readlines(size):
                 yield number, offset, lines
@@ -89,9 +92,9 @@ class JsonlFile(RecordFile):
         """Every ``block_records``-th record: lines have no grouping of their own."""
         return range(0, sys.maxsize, block_records)
 
-    def _open(self) -> BinaryIO:
+    def _open(self, buffering: int = -1) -> BinaryIO:
         try:
-            return open(self.path, "rb")
+            return open(self.path, "rb", buffering=buffering)
         except OSError as exc:
             raise self.error(f"cannot read file: {exc.strerror}") from exc
 
