@@ -12,7 +12,7 @@ from three exact group sums (:mod:`~trustprobe.trust.decayed_sum`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,7 +35,7 @@ from trustprobe.trust.decayed_sum import (
     exact_float_sum,
     exact_products,
 )
-from trustprobe.trust.dimension_scores import item_reading
+from trustprobe.trust.dimension_scores import DimensionReading, item_reading
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence, EvidenceOrigin
 from trustprobe.trust.exact_sum import ExactSum
@@ -324,6 +324,22 @@ class ReadingGrid:
             freshest=np.zeros(shape, dtype=np.int64),
             low_confidence=np.zeros(shape, dtype=np.bool_),
         )
+
+    @classmethod
+    def from_readings(cls, rows: Sequence[Mapping[Dimension, DimensionReading]]) -> ReadingGrid:
+        """Grids of one row per agent, from its readings of the dimensions it covers."""
+        grid = cls.empty(len(rows))
+        codes = {d: code for code, d in enumerate(DIMENSIONS)}
+        for row, readings in enumerate(rows):
+            for dimension, reading in readings.items():
+                cell = (row, codes[dimension])
+                grid.count[cell] = reading.evidence_count
+                grid.score[cell] = reading.score
+                grid.raw[cell] = reading.raw_score
+                grid.standard_error[cell] = reading.standard_error
+                grid.freshest[cell] = reading.freshest_age_microseconds
+                grid.low_confidence[cell] = reading.low_confidence
+        return grid
 
 
 def score_grid(

@@ -449,15 +449,42 @@ def compute_trust_score(
         reading = combine_readings(((r, age) for _, r, age in items), config)
         if reading is not None:
             readings[dimension] = reading
+    return score_readings(
+        agent_id,
+        as_of,
+        readings,
+        evidence_count=len(mine) - ignored_future,
+        ignored_future_count=ignored_future,
+        config=config,
+        weights=weights,
+        sources=score_sources(origins),
+    )
+
+
+def score_readings(
+    agent_id: str,
+    as_of: datetime,
+    readings: Mapping[Dimension, DimensionReading],
+    *,
+    evidence_count: int,
+    ignored_future_count: int,
+    config: TrustConfig,
+    weights: WeightSet,
+    sources: list[ScoreSource],
+) -> TrustScore:
+    """Score one agent from its dimension readings: the composite, then :func:`finalise_score`.
+
+    ``readings`` holds the covered dimensions only.
+    """
     laid_out = AgentReadings.from_readings(readings)
     return finalise_score(
         agent_id,
         as_of,
         laid_out,
         weighted_composite(laid_out, weights.weights),
-        evidence_count=len(mine) - ignored_future,
-        ignored_future_count=ignored_future,
+        evidence_count=evidence_count,
+        ignored_future_count=ignored_future_count,
         config=config,
         weights=weights,
-        sources=score_sources(origins),
+        sources=sources,
     )
