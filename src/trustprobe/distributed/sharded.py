@@ -71,13 +71,7 @@ from trustprobe.observability import (
 )
 from trustprobe.probes import Probe
 from trustprobe.reports import Report, build_provenance, run_gate
-from trustprobe.reports.stream import (
-    POINTS,
-    POINTS_DEPTH,
-    ReportStream,
-    render_items,
-    report_head,
-)
+from trustprobe.reports.stream import ReportStream, report_end, report_head
 from trustprobe.responses import Response, check_known_probes
 from trustprobe.scoring import CaseScore, ScoringConfig
 
@@ -605,19 +599,15 @@ def score_shards(
                     client, plugin, plan, strata, shards, token=token, total_cases=total_cases,
                     seed=seed, min_cases=min_cases, uniform=uniform, sampled=sampled,
                 )  # fmt: skip
-            if observability is not None:
-                points = observability.points
-                stream.add(b"", 0, render_items(POINTS, points, POINTS_DEPTH), len(points))
-                observability = observability.model_copy(update={"points": []})
             aggregate = finalize_metrics(metrics, missing_probe_ids=plan.missing)
-            report = head.model_copy(
-                update={
-                    "aggregate_metrics": aggregate,
-                    "observability": observability,
-                    "warnings": plan.warnings,
-                    "gate": run_gate(aggregate, fail_under=fail_under),
-                }
+            report, points, placed = report_end(
+                head,
+                aggregate,
+                observability,
+                warnings=plan.warnings,
+                gate=run_gate(aggregate, fail_under=fail_under),
             )
+            stream.add(b"", 0, points, placed)
             stream.finish(report)
     return ShardedRun(
         report=report,

@@ -86,34 +86,7 @@ def import_results(
             raise InputError(
                 "the file does not say when the run happened; pass --observed-at", path=path
             )
-        families: list[FamilyTally] = []
-        for family, tally in sorted(tallies.items()):
-            entry = mapping.resolve(tool, (family,)).entry
-            dimensions = list(entry.dimensions) if entry is not None else []
-            families.append(FamilyTally(family=family, dimensions=dimensions, **vars(tally)))
-            total = tally.passed + tally.failed
-            if not total:
-                continue
-            origin = EvidenceOrigin(
-                tool=tool,
-                tool_version=reader.run.tool_version,
-                run_id=reader.run.run_id,
-                file=path.name,
-                file_sha256=reader.sha256,
-                family=family,
-            )
-            for dimension in dimensions:
-                evidence.append(
-                    EvalEvidence(
-                        id=evidence_id(origin, dimension.value, agent_id),
-                        agent_id=agent_id,
-                        dimension=dimension,
-                        observed_at=moment,
-                        passed=tally.passed,
-                        total=total,
-                        source=origin,
-                    )
-                )
+        families = _families(tool, reader, tallies, mapping, agent_id, moment, evidence)
         files.append(
             ImportedFile(
                 file=str(path),
@@ -138,6 +111,51 @@ def import_results(
         disagreements_total=0 if rescorer is None else rescorer.disagreement_count,
     )
     return ImportResult(evidence, summary)
+
+
+def _families(
+    tool: Tool,
+    reader: ToolFile,
+    tallies: dict[str, _Tally],
+    mapping: FamilyMapping,
+    agent_id: str,
+    moment: datetime,
+    evidence: list[Evidence],
+) -> list[FamilyTally]:
+    """One file's tally per family; the records of each judged, mapped family go to ``evidence``.
+
+    A family becomes one ``passed``/``total`` record per dimension it maps to, its ``source``
+    naming the tool, run, file and family.
+    """
+    families: list[FamilyTally] = []
+    for family, tally in sorted(tallies.items()):
+        entry = mapping.resolve(tool, (family,)).entry
+        dimensions = list(entry.dimensions) if entry is not None else []
+        families.append(FamilyTally(family=family, dimensions=dimensions, **vars(tally)))
+        total = tally.passed + tally.failed
+        if not total:
+            continue
+        origin = EvidenceOrigin(
+            tool=tool,
+            tool_version=reader.run.tool_version,
+            run_id=reader.run.run_id,
+            file=reader.path.name,
+            file_sha256=reader.sha256,
+            family=family,
+        )
+        for dimension in dimensions:
+            evidence.append(
+                EvalEvidence(
+                    id=evidence_id(origin, dimension.value, agent_id),
+                    agent_id=agent_id,
+                    dimension=dimension,
+                    observed_at=moment,
+                    passed=tally.passed,
+                    total=total,
+                    source=origin,
+                )
+            )
+    return families
 
 
 def _read(

@@ -25,11 +25,9 @@ from trustprobe.reports.models import Gate, Provenance, Report
 from trustprobe.reports.stages import StageClock
 from trustprobe.reports.stream import (
     CASES_DEPTH,
-    POINTS,
-    POINTS_DEPTH,
     ReportStream,
     line_layout,
-    render_items,
+    report_end,
     report_head,
 )
 from trustprobe.reports.target import ReportTarget
@@ -238,18 +236,12 @@ def stream_chunks(
             missing = [p.id for p in probes if p.id not in answered]
             aggregate = finalize_metrics(metrics, missing_probe_ids=missing)
         with stage("report"):
-            points, placed = b"", 0
-            if observability is not None:
-                placed = len(observability.points)
-                points = render_items(POINTS, observability.points, POINTS_DEPTH)
-                observability = observability.model_copy(update={"points": []})
-            report = head.model_copy(
-                update={
-                    "aggregate_metrics": aggregate,
-                    "observability": observability,
-                    "warnings": read_warnings if warnings is None else warnings(read_warnings),
-                    "gate": None if gate is None else gate(aggregate),
-                }
+            report, points, placed = report_end(
+                head,
+                aggregate,
+                observability,
+                warnings=read_warnings if warnings is None else warnings(read_warnings),
+                gate=None if gate is None else gate(aggregate),
             )
         with stage("write"):
             stream.add(b"", 0, points, placed)

@@ -20,8 +20,9 @@ from types import TracebackType
 from typing import BinaryIO
 
 from trustprobe.formats import writable_target
-from trustprobe.metrics import MetricsPartial, finalize_metrics
-from trustprobe.reports.models import Provenance, Report
+from trustprobe.metrics import MetricsPartial, RunMetrics, finalize_metrics
+from trustprobe.observability import Observability
+from trustprobe.reports.models import Gate, Provenance, Report
 from trustprobe.reports.target import ReportTarget
 from trustprobe.reports.writers import CASES as CASES
 from trustprobe.reports.writers import CASES_DEPTH as CASES_DEPTH
@@ -52,6 +53,36 @@ def report_head(provenance: Provenance, target: ReportTarget | None = None) -> R
         aggregate_metrics=finalize_metrics(MetricsPartial(worst_n=0)),
         observability=None,
     )
+
+
+def report_end(
+    head: Report,
+    metrics: RunMetrics,
+    observability: Observability | None,
+    *,
+    warnings: list[str],
+    gate: Gate | None,
+) -> tuple[Report, bytes, int]:
+    """What a stream writes last: the report to finish with, and its points rendered.
+
+    The report is ``head`` with the run's metrics, observability, warnings and gate, its
+    observability without the points (:meth:`ReportStream.finish` takes none); the points come
+    rendered for :meth:`ReportStream.add`, with their count.
+    """
+    points, placed = b"", 0
+    if observability is not None:
+        placed = len(observability.points)
+        points = render_items(POINTS, observability.points, POINTS_DEPTH)
+        observability = observability.model_copy(update={"points": []})
+    report = head.model_copy(
+        update={
+            "aggregate_metrics": metrics,
+            "observability": observability,
+            "warnings": warnings,
+            "gate": gate,
+        }
+    )
+    return report, points, placed
 
 
 def _head(report: Report) -> str:

@@ -92,6 +92,26 @@ class _Tally:
     errors: Counter[str] = field(default_factory=Counter)
     repaired: list[tuple[str, int]] = field(default_factory=list)
 
+    def count(self, record: Response) -> None:
+        """Count a finished case by its record: an answer or a harness error."""
+        self.finished += 1
+        if record.error is None:
+            self.responses += 1
+        else:
+            self.errors[record.error] += 1
+
+    def outcome(self, planned: int, *, interrupted: bool) -> RunOutcome:
+        """What the run of ``planned`` cases did, as counted."""
+        return RunOutcome(
+            planned=planned,
+            finished=self.finished,
+            responses=self.responses,
+            errors=dict(sorted(self.errors.items())),
+            attempts=self.attempts,
+            interrupted=interrupted,
+            repaired=tuple(self.repaired),
+        )
+
 
 async def run_cases(
     target: Target,
@@ -141,11 +161,7 @@ async def run_cases(
         for case in pending:
             record = await answer(case)
             journal.append(record)
-            tally.finished += 1
-            if record.error is None:
-                tally.responses += 1
-            else:
-                tally.errors[record.error] += 1
+            tally.count(record)
             if progress is not None:
                 progress.advance(record)
 
@@ -161,15 +177,7 @@ async def run_cases(
     finally:
         if progress is not None:
             progress.finish()
-    return RunOutcome(
-        planned=len(cases),
-        finished=tally.finished,
-        responses=tally.responses,
-        errors=dict(sorted(tally.errors.items())),
-        attempts=tally.attempts,
-        interrupted=interrupted,
-        repaired=tuple(tally.repaired),
-    )
+    return tally.outcome(len(cases), interrupted=interrupted)
 
 
 async def _attempt(

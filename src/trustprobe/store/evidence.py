@@ -457,62 +457,72 @@ def _sort_out(
         evidence_id = item.record.id
         earlier = sent.get(evidence_id)
         if evidence_id in stored:
-            if stored[evidence_id] == item.digest:
-                ignored.append(
-                    RecordNote(
-                        index=item.position,
-                        evidence_id=evidence_id,
-                        reason="already stored with identical content (a no-op)",
-                    )
-                )
-            else:
-                rejected.append(
-                    RecordRejection(
-                        index=item.position,
-                        evidence_id=evidence_id,
-                        reason=(
-                            f"evidence id {evidence_id!r} is already stored with different "
-                            f"content (stored sha256 {stored[evidence_id][:12]}, sent "
-                            f"{item.digest[:12]}); evidence is append-only: send corrections "
-                            "under a new id"
-                        ),
-                    )
-                )
+            repeat = _stored_repeat(item, stored[evidence_id])
         elif earlier is not None:
-            if earlier.digest == item.digest:
-                ignored.append(
-                    RecordNote(
-                        index=item.position,
-                        evidence_id=evidence_id,
-                        reason=f"sent earlier in this batch (record {earlier.position}) with "
-                        "identical content (a no-op)",
-                    )
-                )
-            else:
-                rejected.append(
-                    RecordRejection(
-                        index=item.position,
-                        evidence_id=evidence_id,
-                        reason=(
-                            f"evidence id {evidence_id!r} was sent earlier in this batch "
-                            f"(record {earlier.position}) with different content"
-                        ),
-                    )
-                )
+            repeat = _batch_repeat(item, earlier)
         else:
             sent[evidence_id] = item
             accepted.append(item)
             if item.record.observed_at > now:
-                ignored.append(
-                    RecordNote(
-                        index=item.position,
-                        evidence_id=evidence_id,
-                        reason=f"observed at {utc_text(item.record.observed_at)}, after the "
-                        f"receiver's clock ({utc_text(now)}) but within the allowed skew: stored, "
-                        "and counted by the agent's first score computed after that time",
-                    )
-                )
+                ignored.append(_future_note(item, now))
+            continue
+        if isinstance(repeat, RecordRejection):  # a subclass of RecordNote: asked first
+            rejected.append(repeat)
+        else:
+            ignored.append(repeat)
     return accepted, rejected, ignored
+
+
+def _stored_repeat(item: _Prepared, stored_digest: str) -> RecordNote | RecordRejection:
+    """A record whose id is stored already: a no-op if the same content, else refused."""
+    evidence_id = item.record.id
+    if stored_digest == item.digest:
+        return RecordNote(
+            index=item.position,
+            evidence_id=evidence_id,
+            reason="already stored with identical content (a no-op)",
+        )
+    return RecordRejection(
+        index=item.position,
+        evidence_id=evidence_id,
+        reason=(
+            f"evidence id {evidence_id!r} is already stored with different "
+            f"content (stored sha256 {stored_digest[:12]}, sent "
+            f"{item.digest[:12]}); evidence is append-only: send corrections "
+            "under a new id"
+        ),
+    )
+
+
+def _batch_repeat(item: _Prepared, earlier: _Prepared) -> RecordNote | RecordRejection:
+    """A record whose id came earlier in its batch: a no-op if the same content, else refused."""
+    evidence_id = item.record.id
+    if earlier.digest == item.digest:
+        return RecordNote(
+            index=item.position,
+            evidence_id=evidence_id,
+            reason=f"sent earlier in this batch (record {earlier.position}) with "
+            "identical content (a no-op)",
+        )
+    return RecordRejection(
+        index=item.position,
+        evidence_id=evidence_id,
+        reason=(
+            f"evidence id {evidence_id!r} was sent earlier in this batch "
+            f"(record {earlier.position}) with different content"
+        ),
+    )
+
+
+def _future_note(item: _Prepared, now: datetime) -> RecordNote:
+    """The note on an accepted record observed after ``now``, within the allowed skew."""
+    return RecordNote(
+        index=item.position,
+        evidence_id=item.record.id,
+        reason=f"observed at {utc_text(item.record.observed_at)}, after the "
+        f"receiver's clock ({utc_text(now)}) but within the allowed skew: stored, "
+        "and counted by the agent's first score computed after that time",
+    )
 
 
 @dataclass

@@ -44,7 +44,7 @@ from trustprobe.trust import (
     reading_from_sums,
     score_grid,
 )
-from trustprobe.trust.composite import AgentReadings, finalise_score, weighted_composite
+from trustprobe.trust.composite import score_readings
 
 BATCH_ENGINE_MIN_AGENTS: Final = 8
 """From this many agents, a rescoring computes the composites on the batch engine's grids."""
@@ -373,8 +373,45 @@ def score_from_totals(
     config = config or TrustConfig()
     weights = weights or WeightSet()
     as_of = check_now(now)
-    now_us = epoch_microseconds(as_of)
-    decayed = decayed or {}
+    readings = _readings(agents, decayed or {}, epoch_microseconds(as_of), config)
+    counts = {
+        agent_id: sum(t.count for t in totals.values()) for agent_id, totals in agents.items()
+    }
+    sources = {agent_id: agent_sources(totals) for agent_id, totals in agents.items()}
+    if len(agents) < BATCH_ENGINE_MIN_AGENTS:
+        return {
+            agent_id: score_readings(
+                agent_id,
+                as_of,
+                by_dimension,
+                evidence_count=counts[agent_id],
+                ignored_future_count=0,
+                config=config,
+                weights=weights,
+                sources=sources[agent_id],
+            )
+            for agent_id, by_dimension in readings.items()
+        }
+    agent_ids = list(agents)
+    return score_grid(
+        agent_ids,
+        ReadingGrid.from_readings([readings[a] for a in agent_ids]),
+        as_of=as_of,
+        evidence_counts=[counts[a] for a in agent_ids],
+        ignored_future=[0] * len(agent_ids),
+        sources=[sources[a] for a in agent_ids],
+        config=config,
+        weights=weights,
+    )
+
+
+def _readings(
+    agents: Mapping[str, AgentTotals],
+    decayed: Mapping[str, Mapping[Dimension, float]],
+    now_us: int,
+    config: TrustConfig,
+) -> dict[str, dict[Dimension, DimensionReading]]:
+    """Each agent's dimension readings as of ``now_us``, from its totals and decayed sums."""
     readings = {}
     for agent_id, totals in agents.items():
         sums = decayed.get(agent_id, {})
@@ -385,45 +422,4 @@ def score_from_totals(
             d: total.reading(now_us, config, weighted_decayed=sums.get(d))
             for d, total in totals.items()
         }
-    counts = {
-        agent_id: sum(t.count for t in totals.values()) for agent_id, totals in agents.items()
-    }
-    sources = {agent_id: agent_sources(totals) for agent_id, totals in agents.items()}
-    if len(agents) < BATCH_ENGINE_MIN_AGENTS:
-        scores = {}
-        for agent_id, by_dimension in readings.items():
-            laid_out = AgentReadings.from_readings(by_dimension)
-            scores[agent_id] = finalise_score(
-                agent_id,
-                as_of,
-                laid_out,
-                weighted_composite(laid_out, weights.weights),
-                evidence_count=counts[agent_id],
-                ignored_future_count=0,
-                config=config,
-                weights=weights,
-                sources=sources[agent_id],
-            )
-        return scores
-    agent_ids = list(agents)
-    grid = ReadingGrid.empty(len(agent_ids))
-    codes = {d: code for code, d in enumerate(DIMENSIONS)}
-    for row, agent_id in enumerate(agent_ids):
-        for dimension, reading in readings[agent_id].items():
-            cell = (row, codes[dimension])
-            grid.count[cell] = reading.evidence_count
-            grid.score[cell] = reading.score
-            grid.raw[cell] = reading.raw_score
-            grid.standard_error[cell] = reading.standard_error
-            grid.freshest[cell] = reading.freshest_age_microseconds
-            grid.low_confidence[cell] = reading.low_confidence
-    return score_grid(
-        agent_ids,
-        grid,
-        as_of=as_of,
-        evidence_counts=[counts[a] for a in agent_ids],
-        ignored_future=[0] * len(agent_ids),
-        sources=[sources[a] for a in agent_ids],
-        config=config,
-        weights=weights,
-    )
+    return readings

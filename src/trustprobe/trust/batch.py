@@ -12,7 +12,7 @@ from three exact group sums (:mod:`~trustprobe.trust.decayed_sum`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,7 +35,7 @@ from trustprobe.trust.decayed_sum import (
     exact_float_sum,
     exact_products,
 )
-from trustprobe.trust.dimension_scores import item_reading
+from trustprobe.trust.dimension_scores import DimensionReading, item_reading
 from trustprobe.trust.dimensions import DIMENSIONS, Dimension
 from trustprobe.trust.evidence import Evidence, EvidenceOrigin
 from trustprobe.trust.exact_sum import ExactSum
@@ -325,6 +325,22 @@ class ReadingGrid:
             low_confidence=np.zeros(shape, dtype=np.bool_),
         )
 
+    @classmethod
+    def from_readings(cls, rows: Sequence[Mapping[Dimension, DimensionReading]]) -> ReadingGrid:
+        """Grids of one row per agent, from its readings of the dimensions it covers."""
+        grid = cls.empty(len(rows))
+        codes = {d: code for code, d in enumerate(DIMENSIONS)}
+        for row, readings in enumerate(rows):
+            for dimension, reading in readings.items():
+                cell = (row, codes[dimension])
+                grid.count[cell] = reading.evidence_count
+                grid.score[cell] = reading.score
+                grid.raw[cell] = reading.raw_score
+                grid.standard_error[cell] = reading.standard_error
+                grid.freshest[cell] = reading.freshest_age_microseconds
+                grid.low_confidence[cell] = reading.low_confidence
+        return grid
+
 
 def score_grid(
     agent_ids: Sequence[str],
@@ -399,38 +415,88 @@ def compute_trust_scores(
     ``config`` defaults to the table's; it must agree with it on :data:`ITEM_SCORING_FIELDS`.
     """
     config = config or table.config
+    _check_item_config(config, table.config)
+    weights = weights or WeightSet()
+    as_of = check_now(now)
+    n_agents = len(table.agent_ids)
+
+    rows, age, id_rank, ignored_future = _current_rows(table, epoch_microseconds(as_of))
+    origins = _origins_by_agent(table, rows)
+    agent, dimension = table.agent[rows], table.dimension[rows]
+    order = _item_order(agent, dimension, id_rank, n_agents)
+    source = rows[order]
+    agent, dimension, age = agent[order], dimension[order], age[order]
+    grid = _reading_grid(
+        n_agents,
+        agent,
+        dimension,
+        age,
+        score=table.score[source],
+        size=table.size[source],
+        low_confidence=table.low_confidence[source],
+        config=config,
+    )
+    return score_grid(
+        table.agent_ids,
+        grid,
+        as_of=as_of,
+        evidence_counts=np.bincount(agent, minlength=n_agents).tolist(),
+        ignored_future=ignored_future.tolist(),
+        sources=[score_sources(origins.get(code, ())) for code in range(n_agents)],
+        config=config,
+        weights=weights,
+    )
+
+
+def _check_item_config(config: TrustConfig, table_config: TrustConfig) -> None:
+    """Refuse a config whose item readings would differ from those the table holds."""
     for name in ITEM_SCORING_FIELDS:
-        if getattr(config, name) != getattr(table.config, name):
+        if getattr(config, name) != getattr(table_config, name):
             raise ValueError(
                 f"config.{name} differs from the one the table was built with; rebuild the table"
             )
-    weights = weights or WeightSet()
-    as_of = check_now(now)
-    now_us = epoch_microseconds(as_of)
-    n_agents = len(table.agent_ids)
 
+
+def _current_rows(
+    table: EvidenceTable, now_us: int
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """The rows that count as of ``now_us`` (first of each id, not in the future).
+
+    Returns those rows, their ages and id ranks, and per agent code the items left out for
+    lying in the future.
+    """
     keep, id_rank = _deduplicate(table)
     age = now_us - table.observed_us[keep]
     current = age >= 0
-    ignored_future = np.bincount(table.agent[keep][~current], minlength=n_agents)
-    rows = keep[current]
-    origins = _origins_by_agent(table, rows)
-    age, id_rank = age[current], id_rank[current]
-    agent, dimension = table.agent[rows], table.dimension[rows]
-    # Rows by (agent, dimension, id). Ids are unique by now, so one argsort of a combined key
-    # gives the order of np.lexsort((id_rank, dimension, agent)), several times faster.
+    ignored_future = np.bincount(table.agent[keep][~current], minlength=len(table.agent_ids))
+    return keep[current], age[current], id_rank[current], ignored_future
+
+
+def _item_order(agent: IntArray, dimension: IntArray, id_rank: IntArray, n_agents: int) -> IntArray:
+    """The order of rows by (agent, dimension, id)."""
+    # Ids are unique by now, so one argsort of a combined key gives the order of
+    # np.lexsort((id_rank, dimension, agent)), several times faster.
     group_key = agent * len(DIMENSIONS) + dimension
     id_span = int(id_rank.max(initial=0)) + 1
     if n_agents * len(DIMENSIONS) * id_span < 2**62:
-        order = np.argsort(group_key * id_span + id_rank)
-    else:  # the combined key would overflow int64
-        order = np.lexsort((id_rank, dimension, agent))
-    source = rows[order]
-    agent, dimension, age, group_key = agent[order], dimension[order], age[order], group_key[order]
-    score, size = table.score[source], table.size[source]
-    low_confidence = table.low_confidence[source]
-    evidence_count = np.bincount(agent, minlength=n_agents)
+        return np.argsort(group_key * id_span + id_rank)
+    # The combined key would overflow int64.
+    return np.lexsort((id_rank, dimension, agent))
 
+
+def _reading_grid(
+    n_agents: int,
+    agent: IntArray,
+    dimension: IntArray,
+    age: IntArray,
+    *,
+    score: FloatArray,
+    size: FloatArray,
+    low_confidence: BoolArray,
+    config: TrustConfig,
+) -> ReadingGrid:
+    """The dimension readings of every agent, from its items sorted by (agent, dimension)."""
+    group_key = agent * len(DIMENSIONS) + dimension
     boundary = np.flatnonzero(np.diff(group_key)) + 1
     starts = np.concatenate(([0], boundary)).astype(np.int64) if len(group_key) else boundary
     lengths = np.diff(np.concatenate((starts, [len(group_key)]))).astype(np.int64)
@@ -456,13 +522,4 @@ def compute_trust_scores(
     grid.count[cells], grid.score[cells], grid.raw[cells] = lengths, group_score, group_raw
     grid.standard_error[cells], grid.freshest[cells] = group_se, freshest
     grid.low_confidence[cells] = group_low
-    return score_grid(
-        table.agent_ids,
-        grid,
-        as_of=as_of,
-        evidence_counts=evidence_count.tolist(),
-        ignored_future=ignored_future.tolist(),
-        sources=[score_sources(origins.get(code, ())) for code in range(n_agents)],
-        config=config,
-        weights=weights,
-    )
+    return grid

@@ -252,26 +252,7 @@ def finalise_score(
     else:
         final, unrounded = round_composite(composite[0], readings, weights.weights)
 
-    security_score = readings.score[_SECURITY] if readings.evidence_count[_SECURITY] else None
-    # A low security score is reported even when there is no composite to cap.
-    gate_applied = security_score is not None and security_score < config.security_gate_threshold
-    capped = False
-    gate_reason: str | None = None
-    if gate_applied and security_score is not None:
-        gate_reason = (
-            f"security score {security_score:.2f} is below {config.security_gate_threshold:g}: "
-            f"composite capped at {config.security_gate_cap} and tier at "
-            f"{config.security_gate_max_tier.value}"
-        )
-    if gate_applied and final is not None:
-        uncapped = final
-        capped = final > config.security_gate_cap
-        final = min(final, config.security_gate_cap)
-        if capped:
-            reasons.append(
-                f"security gate: {gate_reason} (composite lowered from {uncapped} to {final})"
-            )
-
+    final, gate_applied, gate = _security_gate_over(final, readings, config, reasons)
     tier, caps = _held_tier(final, coverage, config, gate_applied=gate_applied, reasons=reasons)
     return _trust_score(
         agent_id=agent_id,
@@ -283,15 +264,7 @@ def finalise_score(
         interval=_interval(composite, unrounded, config, gate_applied=gate_applied),
         dimensions=_dimension_lines(readings, weights),
         coverage=coverage,
-        security_gate=_security_gate(
-            applied=gate_applied,
-            threshold=config.security_gate_threshold,
-            cap=config.security_gate_cap,
-            max_tier=config.security_gate_max_tier,
-            security_score=security_score,
-            capped=capped,
-            reason=gate_reason,
-        ),
+        security_gate=gate,
         weights_source=weights.source,
         weights=dict(weights.weights),
         reasons=reasons,
@@ -299,6 +272,44 @@ def finalise_score(
         ignored_future_count=ignored_future_count,
         sources=list(sources),
     )
+
+
+def _security_gate_over(
+    final: int | None, readings: AgentReadings, config: TrustConfig, reasons: list[str]
+) -> tuple[int | None, bool, SecurityGate]:
+    """The composite under the security gate, whether the gate applies, and what it found and did.
+
+    A low security score is reported even when there is no composite to cap; a cap adds its
+    reason to ``reasons``.
+    """
+    security_score = readings.score[_SECURITY] if readings.evidence_count[_SECURITY] else None
+    applied = security_score is not None and security_score < config.security_gate_threshold
+    capped = False
+    reason: str | None = None
+    if applied and security_score is not None:
+        reason = (
+            f"security score {security_score:.2f} is below {config.security_gate_threshold:g}: "
+            f"composite capped at {config.security_gate_cap} and tier at "
+            f"{config.security_gate_max_tier.value}"
+        )
+    if applied and final is not None:
+        uncapped = final
+        capped = final > config.security_gate_cap
+        final = min(final, config.security_gate_cap)
+        if capped:
+            reasons.append(
+                f"security gate: {reason} (composite lowered from {uncapped} to {final})"
+            )
+    gate = _security_gate(
+        applied=applied,
+        threshold=config.security_gate_threshold,
+        cap=config.security_gate_cap,
+        max_tier=config.security_gate_max_tier,
+        security_score=security_score,
+        capped=capped,
+        reason=reason,
+    )
+    return final, applied, gate
 
 
 def _coverage(counts: Sequence[int], config: TrustConfig) -> CoverageSummary:
@@ -449,15 +460,42 @@ def compute_trust_score(
         reading = combine_readings(((r, age) for _, r, age in items), config)
         if reading is not None:
             readings[dimension] = reading
+    return score_readings(
+        agent_id,
+        as_of,
+        readings,
+        evidence_count=len(mine) - ignored_future,
+        ignored_future_count=ignored_future,
+        config=config,
+        weights=weights,
+        sources=score_sources(origins),
+    )
+
+
+def score_readings(
+    agent_id: str,
+    as_of: datetime,
+    readings: Mapping[Dimension, DimensionReading],
+    *,
+    evidence_count: int,
+    ignored_future_count: int,
+    config: TrustConfig,
+    weights: WeightSet,
+    sources: list[ScoreSource],
+) -> TrustScore:
+    """Score one agent from its dimension readings: the composite, then :func:`finalise_score`.
+
+    ``readings`` holds the covered dimensions only.
+    """
     laid_out = AgentReadings.from_readings(readings)
     return finalise_score(
         agent_id,
         as_of,
         laid_out,
         weighted_composite(laid_out, weights.weights),
-        evidence_count=len(mine) - ignored_future,
-        ignored_future_count=ignored_future,
+        evidence_count=evidence_count,
+        ignored_future_count=ignored_future_count,
         config=config,
         weights=weights,
-        sources=score_sources(origins),
+        sources=sources,
     )
