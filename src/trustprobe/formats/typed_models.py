@@ -10,14 +10,21 @@ included.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel
 
 _Setter = Callable[[Any, Any], None]
-ModelState = tuple[tuple[_Setter, Any], ...]
-"""Pydantic's attributes of an instance besides its fields and their set: each as the setter
-of its slot and its value."""
+
+
+class ModelState(NamedTuple):
+    """Pydantic's attributes of an instance besides its fields and their set."""
+
+    extra: dict[str, Any] | None
+    """``__pydantic_extra__``: the extra fields (``None`` where the model allows none)."""
+    private: dict[str, Any] | None
+    """``__pydantic_private__``: the private attributes' values (``None`` where it has none)."""
+
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -38,6 +45,9 @@ def _slot_setter(name: str) -> _Setter:
 
 _set_dict = _slot_setter("__dict__")
 _set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+_STATE_KEYS = {"__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"}
 
 
 def model_state(instance: BaseModel) -> ModelState:
@@ -45,11 +55,10 @@ def model_state(instance: BaseModel) -> ModelState:
 
     The same for every instance of its class that pydantic built.
     """
-    return tuple(
-        (_slot_setter(key), value)
-        for key, value in instance.__getstate__().items()
-        if key not in ("__dict__", "__pydantic_fields_set__")
-    )
+    state = instance.__getstate__()
+    if state.keys() != _STATE_KEYS:  # assemble sets these four slots, and nothing else
+        raise RuntimeError(f"pydantic's state of a model is no longer {sorted(_STATE_KEYS)}")
+    return ModelState(state["__pydantic_extra__"], state["__pydantic_private__"])
 
 
 def assemble(cls: type[_M], values: dict[str, Any], fields_set: set[str], state: ModelState) -> _M:
@@ -61,6 +70,6 @@ def assemble(cls: type[_M], values: dict[str, Any], fields_set: set[str], state:
     instance = cls.__new__(cls)
     _set_dict(instance, values)
     _set_fields_set(instance, fields_set)
-    for set_slot, value in state:
-        set_slot(instance, value)
+    _set_extra(instance, state.extra)
+    _set_private(instance, state.private)
     return instance
