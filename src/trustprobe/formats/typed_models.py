@@ -9,15 +9,45 @@ included.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel
 
-ModelState = tuple[tuple[str, Any], ...]
-"""Pydantic's attributes of an instance besides its fields and their set."""
+_Setter = Callable[[Any, Any], None]
+
+
+class ModelState(NamedTuple):
+    """Pydantic's attributes of an instance besides its fields and their set."""
+
+    extra: dict[str, Any] | None
+    """``__pydantic_extra__``: the extra fields (``None`` where the model allows none)."""
+    private: dict[str, Any] | None
+    """``__pydantic_private__``: the private attributes' values (``None`` where it has none)."""
+
 
 _M = TypeVar("_M", bound=BaseModel)
-_set_attribute = object.__setattr__
+
+
+def _slot_setter(name: str) -> _Setter:
+    """The ``__set__`` of :class:`BaseModel`'s slot ``name``, called on an instance directly.
+
+    About half the cost of ``object.__setattr__(instance, name, value)``, which checks the call,
+    looks the slot up on the instance's type and then calls the same setter (docs/benchmarks.md,
+    "In process, same data"). The model's own ``__setattr__`` is bypassed either way.
+    """
+    slot = BaseModel.__dict__.get(name)
+    setter = getattr(slot, "__set__", None)
+    if setter is None:
+        raise RuntimeError(f"pydantic's BaseModel no longer has a slot {name!r}")
+    return cast(_Setter, setter)
+
+
+_set_dict = _slot_setter("__dict__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+_STATE_KEYS = {"__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"}
 
 
 def model_state(instance: BaseModel) -> ModelState:
@@ -25,11 +55,10 @@ def model_state(instance: BaseModel) -> ModelState:
 
     The same for every instance of its class that pydantic built.
     """
-    return tuple(
-        (key, value)
-        for key, value in instance.__getstate__().items()
-        if key not in ("__dict__", "__pydantic_fields_set__")
-    )
+    state = instance.__getstate__()
+    if state.keys() != _STATE_KEYS:  # assemble sets these four slots, and nothing else
+        raise RuntimeError(f"pydantic's state of a model is no longer {sorted(_STATE_KEYS)}")
+    return ModelState(state["__pydantic_extra__"], state["__pydantic_private__"])
 
 
 def assemble(cls: type[_M], values: dict[str, Any], fields_set: set[str], state: ModelState) -> _M:
@@ -39,8 +68,8 @@ def assemble(cls: type[_M], values: dict[str, Any], fields_set: set[str], state:
     instance pydantic built.
     """
     instance = cls.__new__(cls)
-    _set_attribute(instance, "__dict__", values)
-    _set_attribute(instance, "__pydantic_fields_set__", fields_set)
-    for key, value in state:
-        _set_attribute(instance, key, value)
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, state.extra)
+    _set_private(instance, state.private)
     return instance

@@ -43,6 +43,15 @@ _MAX_VERDICTS = 128
 
 _NO_POSITIONS: tuple[int, ...] = ()
 _NO_FOUND: list[int] = []  # read only: a response without text finds nothing
+_Prepared = tuple[
+    list["_ProbePlan"],
+    list[dict[str, Any]],
+    list[bytes | None],
+    list[list[int]],
+    list[Sequence[int]],
+]
+"""What scoring a list of responses starts from (see :meth:`Scorer._matched`): each response's
+plan and fields, then what :data:`_Matched` says."""
 _Matched = tuple[list[bytes | None], list[list[int]], list[Sequence[int]]]
 """What matching found in a list of responses, per response: its text as UTF-8 (``None``: no
 text to judge), the rules' pass's indices found (ascending) and the positions of the probe's
@@ -186,9 +195,53 @@ class _Reached:
 
     def case_of(self, sample: int, own: OwnValues) -> CaseScore:
         """The case that made no calls given this verdict, with ``sample`` and ``own`` values."""
-        fields = self.fields_of(sample, own)
-        _add_calls(fields, None, self.calls)
-        return self.plan.case(fields)
+        return self.new_case(
+            sample,
+            own.response,
+            own.response_truncated,
+            own.latency_ms,
+            own.input_tokens,
+            own.output_tokens,
+        )
+
+    def new_case(
+        self,
+        sample: int,
+        response: str,
+        response_truncated: bool,
+        latency_ms: float | None,
+        input_tokens: int | None,
+        output_tokens: int | None,
+    ) -> CaseScore:
+        """:meth:`case_of` given the own values themselves (no struct of them made).
+
+        Written out rather than made of :meth:`fields_of`, :func:`_add_calls` and
+        :meth:`_ProbePlan.case`: most cases of a run are built here, and three calls fewer and
+        no struct of the own values save about 2,600 of the 19,500 instructions building a case
+        cost (docs/benchmarks.md, "In process, same data").
+        """
+        verdict = self.verdict
+        fields = self.fields.copy()
+        fields["sample"] = sample
+        fields["matched_safe_patterns"] = [*verdict.safe_ids]
+        fields["matched_unsafe_patterns"] = [*verdict.unsafe_ids]
+        fields["detected_failure_modes"] = [*verdict.modes]
+        fields["verdict_cues"] = [*verdict.cues]
+        fields["response"] = response
+        fields["response_truncated"] = response_truncated
+        fields["latency_ms"] = latency_ms
+        fields["input_tokens"] = input_tokens
+        fields["output_tokens"] = output_tokens
+        calls = self.calls
+        if calls is NO_CALLS:  # most cases; ``tool_calls`` stays the plan's None
+            fields["matched_unsafe_calls"] = []
+            fields["matched_safe_calls"] = []
+            fields["missing_required_calls"] = []
+            fields["flagged_calls"] = []
+        else:
+            _add_calls(fields, None, calls)
+        plan = self.plan
+        return assemble(CaseScore, fields, plan.fields_set, plan.state)
 
 
 # Not frozen: a plan is built for every probe a run meets, and a frozen dataclass's __init__
@@ -510,11 +563,7 @@ class Scorer:
         )
         reached = plan.verdicts.get(key)
         if reached is None:
-            analysis = Analysis(safe, unsafe, refusal, intent)
-            verdict = judge(plan.terms, analysis, hits, self._config, calls)
-            reached = _Reached(verdict, plan.fields | verdict.fields, plan, calls)
-            if len(plan.verdicts) < _MAX_VERDICTS:
-                plan.verdicts[key] = reached
+            reached = self._reach(plan, key, Analysis(safe, unsafe, refusal, intent), hits, calls)
         sample = response["sample"]
         limit = self._excerpt
         latency = response["latency_ms"]
@@ -569,7 +618,86 @@ class Scorer:
 
     def score_all(self, probes: Sequence[Probe], responses: Iterable[Response]) -> list[CaseScore]:
         """Score responses in order; every response's probe must be in ``probes``."""
-        return cast("list[CaseScore]", self._score_many(probes, responses, None, None))
+        return self._cases(*self._matched(probes, responses))
+
+    def _matched(self, probes: Sequence[Probe], responses: Iterable[Response]) -> _Prepared:
+        """Each response's plan and fields, and what matching found in it (:meth:`_match_all`)."""
+        by_id = {p.id: p for p in probes}
+        values = list(map(response_fields, responses))
+        ids = list(map(_PROBE_ID, values))
+        plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(ids)}
+        plans = [plan_of[i] for i in ids]
+        return (plans, values, *self._match_all(plans, values))
+
+    def _cases(
+        self,
+        plans: list[_ProbePlan],
+        values: list[dict[str, Any]],
+        datas: list[bytes | None],
+        founds: list[list[int]],
+        hits: list[Sequence[int]],
+    ) -> list[CaseScore]:
+        """:meth:`_judged` for each response, as :meth:`score_all` wants them: cases, built.
+
+        A response with text that made no calls, to a probe that requires none (most), is
+        judged in this loop, the verdict reached as :meth:`_judged` reaches it, and its case
+        built at once (:meth:`_Reached.new_case`); any other is left to :meth:`_judged`. One
+        call a case fewer, and what every case reads of the scorer read once: about 1,100
+        instructions a case (docs/benchmarks.md, "In process, same data").
+        """
+        read = self._detector.read_asked
+        limit = self._excerpt
+        judged = self._judged
+        cases: list[CaseScore] = []
+        append = cases.append
+        for plan, response, data, found, hit in zip(
+            plans, values, datas, founds, hits, strict=True
+        ):
+            text = response["response"]
+            if (
+                data is None
+                or text is None
+                or plan.requires_calls
+                or response["tool_calls"] is not None
+            ):
+                append(cast(CaseScore, judged(plan, response, data, found, hit, None, None)))
+                continue
+            safe, unsafe, refusal, intent, evidence = read(
+                data, plan.category, found, plan.asked, plan.expects_refusal
+            )
+            key = (evidence, refusal.serial or refusal, intent.serial or intent, tuple(hit), None)
+            reached = plan.verdicts.get(key)
+            if reached is None:
+                reached = self._reach(
+                    plan, key, Analysis(safe, unsafe, refusal, intent), hit, NO_CALLS
+                )
+            case = reached.new_case(
+                response["sample"],
+                text[:limit],
+                len(text) > limit,
+                response["latency_ms"],
+                response["input_tokens"],
+                response["output_tokens"],
+            )
+            if reached.case is None:
+                reached.case = case
+            append(case)
+        return cases
+
+    def _reach(
+        self,
+        plan: _ProbePlan,
+        key: tuple[Any, ...],
+        analysis: Analysis,
+        hits: Sequence[int],
+        calls: CallFindings,
+    ) -> _Reached:
+        """The verdict on ``analysis`` for ``plan``'s probe, kept under ``key`` (if room)."""
+        verdict = judge(plan.terms, analysis, hits, self._config, calls)
+        reached = _Reached(verdict, plan.fields | verdict.fields, plan, calls)
+        if len(plan.verdicts) < _MAX_VERDICTS:
+            plan.verdicts[key] = reached
+        return reached
 
     def _score_many(
         self,
@@ -583,13 +711,8 @@ class Scorer:
 
         With ``rows``, the cases go to them and the list holds ``None`` for each.
         """
-        by_id = {p.id: p for p in probes}
-        values = list(map(response_fields, responses))
-        ids = list(map(_PROBE_ID, values))
-        plan_of = {i: self._plan(by_id[i]) for i in dict.fromkeys(ids)}
-        plans = [plan_of[i] for i in ids]
+        plans, values, datas, founds, hits = self._matched(probes, responses)
         judged = self._judged
-        datas, founds, hits = self._match_all(plans, values)
         return [
             judged(plan, response, data, found, hit, lines, separator, rows)
             for plan, response, data, found, hit in zip(
