@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from trustprobe.cli.console import console
+from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.reports import read_report
@@ -140,6 +141,8 @@ def score(
     ] = None,
 ) -> None:
     """Score one agent from an evidence file and explain the result."""
+    optional = [p for p in (weights_override, config) if p is not None]
+    check_outputs_apart([evidence, *optional], [("--html", html)])
     now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
     settings = None if config is None else load_trust_config(config)
     weights = resolve_weights(settings, override_path=weights_override)
@@ -173,6 +176,7 @@ def evidence(
     ] = None,
 ) -> None:
     """Turn a probe report into evidence records (JSONL)."""
+    check_outputs_apart([report, *([] if mapping is None else [mapping])], [("--output", output)])
     data = read_report(report)
     if observed_at is not None:
         moment = parse_moment(observed_at, "--observed-at")

@@ -21,7 +21,7 @@ from trustprobe.scoring import Scorer
 FIRST_DISAGREEMENTS = 20
 """Disagreements kept for the summary; the directory's ``disagreements.jsonl`` has them all."""
 
-OUTPUT_FILES = ("probes.jsonl", "responses.jsonl", "disagreements.jsonl")
+RESCORE_FILES = ("probes.jsonl", "responses.jsonl", "disagreements.jsonl")
 """What ``--rescore DIR`` writes: the transcripts as trustprobe input, and where verdicts differ."""
 
 
@@ -144,7 +144,7 @@ def rescoring(tool: str, directory: Path) -> Iterator[Rescorer]:
     handles: dict[str, IO[str]] = {}
     temporaries: dict[str, str] = {}
     try:
-        for name in OUTPUT_FILES:
+        for name in RESCORE_FILES:
             fd, temporaries[name] = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
             handles[name] = os.fdopen(fd, "w", encoding="utf-8")
         yield Rescorer(tool, handles)
