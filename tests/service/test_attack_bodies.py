@@ -16,7 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from tests.sample_reports import report_of
+from tests.sample_reports import report_of, sample_report
 from tests.service.conftest import NOW, Keys, bearer
 from trustprobe.store import TrustStore
 
@@ -275,3 +275,23 @@ def test_hostile_query_parameters_are_422(client: httpx.Client, keys: Keys, quer
     key = keys.review if query.startswith("status") else keys.read
     answer = client.get(f"{route}?{query}", headers=bearer(key))
     assert answer.status_code == 422, answer.text
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_a_report_with_a_non_finite_number_is_422_naming_the_field(
+    client: httpx.Client, keys: Keys, store: TrustStore, literal: str
+) -> None:
+    # Python's JSON reader takes these literals; the report's digest could not be computed.
+    report = sample_report(rows=5, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"][0]["risk_score"] = "@"
+    body = json.dumps({"agent_id": "a", "report": report}).replace('"@"', literal).encode()
+    before = _counts(store)
+    answer = client.post(
+        "/v1/reports",
+        content=body,
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["code"] == "invalid_input"
+    assert "cases.0.risk_score" in answer.text
+    assert _counts(store) == before

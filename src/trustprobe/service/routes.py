@@ -23,7 +23,13 @@ from pydantic import (
 
 from trustprobe.errors import InputError
 from trustprobe.formats import Identifier, StorableText, check_identifier
-from trustprobe.reports import SCHEMA_VERSION, Report
+from trustprobe.reports import (
+    NON_FINITE,
+    SCHEMA_VERSION,
+    Report,
+    ReportFieldError,
+    non_finite_field,
+)
 from trustprobe.service.auth import get_store, require, scope_extra
 from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
 from trustprobe.store import (
@@ -70,6 +76,11 @@ class ReportSubmission(BaseModel):
                 f"report schema version {version} is not supported (this service reads"
                 f" {SCHEMA_VERSION})"
             )
+        # The body's JSON reader takes NaN and Infinity, which no report holds: refused here,
+        # they would otherwise fail the report's digest as a server error.
+        found = non_finite_field(value)
+        if found is not None:
+            raise ReportFieldError(NON_FINITE, field=f"report.{found}" if found else "report")
         return value
 
 
