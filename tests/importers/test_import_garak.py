@@ -130,6 +130,23 @@ def test_a_run_cut_before_detection_counts_its_outputs_as_unjudged(tmp_path: Pat
     assert tallies["promptinject"] == (0, 0, 12)  # generated, never judged: not dropped
 
 
+def test_two_runs_in_one_file_are_refused_not_counted_twice(tmp_path: Path) -> None:
+    # `cat a.report.jsonl b.report.jsonl > both.jsonl` (or the same report twice) used to
+    # import as one run, the second run's attempts added to the first's counts.
+    text = GARAK_REPORT.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    lines = text.count("\n")
+    second = lines + next(
+        i for i, line in enumerate(text.splitlines(), 1) if '"entry_type": "init"' in line
+    )
+    joined = tmp_path / "joined.report.jsonl"
+    joined.write_text(text + text, encoding="utf-8")
+    out = tmp_path / "evidence.jsonl"
+    result = run("import", "garak", joined, "-a", "bot", "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"{joined}:{second}: field 'entry_type': a second 'init' entry" in result.stderr
+    assert not out.exists()
+
+
 def test_a_file_that_is_not_a_garak_report_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "responses.jsonl"
     other.write_text('{"probe_id": "x", "response": "hi"}\n', encoding="utf-8")

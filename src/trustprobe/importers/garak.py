@@ -101,6 +101,7 @@ class GarakReport(ToolFile):
         generated: dict[str, int] = {}  # outputs per probe in status 1 entries
         evaluated: dict[str, int] = {}  # the same in status 2 entries
         seen = False
+        init_line: int | None = None
         with self._open(name) as handle:
             for number, raw in enumerate(handle, start=1):
                 self._hash.update(raw)
@@ -111,6 +112,18 @@ class GarakReport(ToolFile):
                 if isinstance(entry, _Attempt):
                     yield from self._attempt(entry, name, number, generated, evaluated)
                 elif isinstance(entry, _Init):
+                    if init_line is not None:
+                        # Reports joined into one file: counted as one run, every attempt of
+                        # the second would add to the first's.
+                        raise InputError(
+                            f"a second 'init' entry (the first is on line {init_line}): the "
+                            "file holds more than one garak run; import each run's report "
+                            "as a file of its own",
+                            path=name,
+                            line=number,
+                            field="entry_type",
+                        )
+                    init_line = number
                     self._init(entry, name, number)
         if not seen:
             raise InputError("no garak entry: not a garak report", path=name)
