@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
+import socket
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -294,4 +297,42 @@ def test_a_report_with_a_non_finite_number_is_422_naming_the_field(
     assert answer.status_code == 422, answer.text
     assert answer.json()["code"] == "invalid_input"
     assert "cases.0.risk_score" in answer.text
+    assert _counts(store) == before
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_client_gone_mid_body_logs_no_server_error(
+    client: httpx.Client, base_url: str, keys: Keys, store: TrustStore
+) -> None:
+    # A flaky uploader must not page the operator: uvicorn logged "Exception in ASGI
+    # application" with a traceback for every connection dropped mid-body.
+    collected = _Collected()
+    server_log = logging.getLogger("uvicorn.error")
+    server_log.addHandler(collected)
+    before = _counts(store)
+    try:
+        url = httpx.URL(base_url)
+        with socket.create_connection((url.host, url.port)) as raw:
+            raw.sendall(
+                b"POST /v1/evidence HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Authorization: Bearer {keys.write}\r\n".encode()
+                + b"Content-Length: 1000\r\n\r\n"
+                + b'[{"id": "e-gone",'
+            )
+        deadline = time.monotonic() + 1.0
+        while not collected.records and time.monotonic() < deadline:
+            time.sleep(0.02)
+        answer = client.get("/healthz")
+    finally:
+        server_log.removeHandler(collected)
+    assert [r.getMessage() for r in collected.records] == []
+    assert answer.status_code == 200
     assert _counts(store) == before

@@ -20,6 +20,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from starlette.requests import ClientDisconnect
 
 from trustprobe.errors import InputError
 from trustprobe.formats import Identifier, StorableText, check_identifier
@@ -173,7 +174,12 @@ class _RecordsRoute(APIRoute):
             store: TrustStore = request.app.state.store
             if store.engine.dialect.name != "sqlite":
                 return await handler(records)
-            await records.body()
+            try:
+                await records.body()
+            except ClientDisconnect:
+                # The client left mid-body: nothing to store and no one to answer; a 400
+                # (dropped unsent) rather than an unhandled error logged with a traceback.
+                raise ServiceError(400, "the client closed the connection mid-body") from None
             async with turn:
                 return await handler(records)
 
