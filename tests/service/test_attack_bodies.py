@@ -336,3 +336,45 @@ def test_a_client_gone_mid_body_logs_no_server_error(
     assert [r.getMessage() for r in collected.records] == []
     assert answer.status_code == 200
     assert _counts(store) == before
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+    ids=["none", "text", "form (curl -d)", "multipart"],
+)
+@pytest.mark.parametrize("route", ["/v1/evidence", "/v1/reports"])
+def test_a_body_sent_as_another_type_is_415_saying_what_to_send(
+    client: httpx.Client,
+    keys: Keys,
+    store: TrustStore,
+    agent: str,
+    content_type: str | None,
+    route: str,
+) -> None:
+    # A valid body under another type (or none) was answered 422 "Input should be a valid
+    # list": the body was a list; the type was the problem.
+    records = [_record(id=f"{agent}-1", agent_id=agent)]
+    payload: Any = records if route == "/v1/evidence" else {"agent_id": agent, "report": {}}
+    headers = bearer(keys.write)
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    before = _counts(store)
+    answer = client.post(route, content=json.dumps(payload).encode(), headers=headers)
+    assert answer.status_code == 415, answer.text
+    assert answer.json()["code"] == "unsupported_media_type"
+    assert "Content-Type: application/json" in answer.json()["message"]
+    assert _counts(store) == before
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json", "application/json; charset=utf-8", "application/vnd.x+json"],
+)
+def test_json_bodies_are_read_under_every_json_type(
+    client: httpx.Client, keys: Keys, agent: str, content_type: str
+) -> None:
+    headers = {**bearer(keys.write), "Content-Type": content_type}
+    body = json.dumps([_record(id=f"{agent}-1", agent_id=agent)]).encode()
+    answer = client.post("/v1/evidence", content=body, headers=headers)
+    assert answer.status_code == 200, answer.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import email.message
 import hashlib
 import json
 from collections.abc import Callable, Coroutine
@@ -106,9 +107,38 @@ ReviewId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The review's id.
 
 Responses = dict[int | str, dict[str, Any]]
 _AUTH: Responses = {401: {"model": ApiError}, 403: {"model": ApiError}, 429: {"model": ApiError}}
-_BODY: Responses = {413: {"model": ApiError}, 422: {"model": ApiError}}
+_BODY: Responses = {413: {"model": ApiError}, 415: {"model": ApiError}, 422: {"model": ApiError}}
 _404: Responses = {404: {"model": ApiError}}
 _409: Responses = {409: {"model": ApiError}}
+
+
+def _declares_json(content_type: str) -> bool:
+    """Whether a ``Content-Type`` is one FastAPI reads as JSON (``application/json``, ``+json``)."""
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+async def json_body(request: Request) -> None:
+    """Refuse a body not declared as JSON with 415, saying what to send.
+
+    FastAPI hands such a body to validation as bytes, and the answer was a 422 saying a valid
+    JSON array "should be a valid list" (``curl -d`` sends form encoding; some clients send no
+    type at all).
+    """
+    declared = request.headers.get("content-type")
+    if (declared is None or not _declares_json(declared)) and await request.body():
+        raise ServiceError(
+            415,
+            "send the body as JSON with the header Content-Type: application/json "
+            f"(this request said {declared or 'no Content-Type'})",
+        )
+
+
+_JSON_BODY = [Depends(json_body)]
 
 
 def entity_tag(body: bytes) -> str:
@@ -221,6 +251,7 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
         summary="Send a JSON array of evidence records",
         openapi_extra=scope_extra(Scope.WRITE),
         route_class_override=_RecordsRoute,
+        dependencies=_JSON_BODY,
     )
 
     @router.post(
@@ -229,6 +260,7 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
         responses={**_AUTH, **_BODY},
         summary="Send a probe report; it is converted to evidence",
         openapi_extra=scope_extra(Scope.WRITE),
+        dependencies=_JSON_BODY,
     )
     def post_report(
         submission: ReportSubmission,
@@ -374,4 +406,5 @@ def _add_review_routes(router: APIRouter, clock: Callable[[], datetime]) -> None
             summary=summary,
             openapi_extra=scope_extra(Scope.REVIEW),
             name=f"{action}_review",
+            dependencies=_JSON_BODY,
         )
