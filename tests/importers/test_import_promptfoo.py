@@ -97,6 +97,29 @@ def test_another_json_file_is_refused(tmp_path: Path) -> None:
     assert "no 'results.results' list" in result.stderr
 
 
+def test_json_lines_are_named_as_such(tmp_path: Path) -> None:
+    # One result per line is what `promptfoo eval -o results.jsonl` writes; it was called
+    # "trailing garbage (a truncated or damaged file?)".
+    results = json.loads(PROMPTFOO_RESULTS.read_text())["results"]["results"]
+    lines = tmp_path / "results.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in results), encoding="utf-8")
+    result = run("import", "promptfoo", lines, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert f"{lines}: more than one JSON document (JSON Lines?)" in result.stderr
+    assert "promptfoo eval -o results.json" in result.stderr
+
+
+def test_invalid_utf8_is_named_in_words(tmp_path: Path) -> None:
+    data = PROMPTFOO_RESULTS.read_bytes()
+    at = data.index(b"home address")
+    bad = tmp_path / "results.json"
+    bad.write_bytes(data[:at] + b"\xff\xfe" + data[at:])
+    result = run("import", "promptfoo", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert "invalid bytes in UTF8 string" in result.stderr
+    assert "b'" not in result.stderr and "\\x" not in result.stderr  # no bytes repr
+
+
 def _nested(depth: int, where: Path) -> Path:
     """The fixture with ``depth`` nested arrays in the first result's metadata."""
     document = json.loads(PROMPTFOO_RESULTS.read_text())

@@ -99,13 +99,7 @@ class PromptfooResults(ToolFile):
                         if prefix in _SCALARS:
                             self._scalar(_SCALARS[prefix], value, name, prefix)
             except ijson.JSONError as exc:
-                detail = str(exc).splitlines()[0]
-                raise InputError(
-                    f"not valid JSON after {index} complete result(s): {detail} "
-                    "(a truncated or damaged file?)",
-                    path=name,
-                    field=f"results.results[{index}]",
-                ) from exc
+                raise _damaged(exc, name, index) from exc
         if not seen_results:
             raise InputError(
                 "no 'results.results' list: not the output of 'promptfoo eval -o FILE.json'",
@@ -117,6 +111,25 @@ class PromptfooResults(ToolFile):
             self.run.started_at = parse_time(value, path=name, field=prefix)
         else:
             setattr(self.run, attribute, value)
+
+
+def _damaged(exc: ijson.JSONError, name: str, index: int) -> InputError:
+    """The parser's complaint as an error naming the file and the result it stopped in."""
+    reason = exc.args[0] if exc.args else ""
+    # yajl's messages come as bytes, with the offending text and a caret on later lines
+    text = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    detail = (text.splitlines() or ["not valid JSON"])[0].strip()
+    if "trailing garbage" in detail or "Additional data" in detail:
+        return InputError(
+            "more than one JSON document (JSON Lines?): this reads the one document "
+            "'promptfoo eval -o results.json' writes",
+            path=name,
+        )
+    return InputError(
+        f"not valid JSON after {index} complete result(s): {detail} (a truncated or damaged file?)",
+        path=name,
+        field=f"results.results[{index}]",
+    )
 
 
 def _outcome(result: Any, name: str, index: int) -> Outcome:
