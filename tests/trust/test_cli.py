@@ -132,3 +132,27 @@ def test_evidence_needs_a_time(tmp_path: Path) -> None:
     result = runner.invoke(app, ["trust", "evidence", str(path), "-a", "r"])
     assert result.exit_code == 2
     assert "--observed-at" in result.stderr
+
+
+def test_record_exits_with_the_code_its_help_names_for_a_refused_record(
+    cli: Cli, tmp_path: Path
+) -> None:
+    database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
+    assert cli("db", "upgrade", *database).returncode == 0
+    record = {
+        "id": "e-1",
+        "agent_id": "a",
+        "dimension": "safety",
+        "kind": "eval",
+        "observed_at": "2026-03-01T00:00:00Z",
+        "score": 50,
+    }
+    first, changed = tmp_path / "first.jsonl", tmp_path / "changed.jsonl"
+    first.write_text(json.dumps(record) + "\n")
+    changed.write_text(json.dumps({**record, "score": 60}) + "\n")
+    assert cli("trust", "record", "-e", first, *database).returncode == 0
+    refused = cli("trust", "record", "-e", changed, *database)
+    assert refused.returncode == 2, refused.stderr
+    assert f"rejected: {changed}:1" in refused.stderr
+    helped = cli("trust", "record", "--help")
+    assert "exit 2 if any record was refused" in " ".join(helped.stdout.split())

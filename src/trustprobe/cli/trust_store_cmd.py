@@ -47,7 +47,7 @@ def record(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:
-    """Append evidence to the store and rescore its agents; exit 1 if any record was refused."""
+    """Append evidence to the store and rescore its agents; exit 2 if any record was refused."""
     records: list[Evidence] = []
     lines: list[int] = []
     for row in read_jsonl(evidence):
