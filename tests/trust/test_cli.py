@@ -156,3 +156,19 @@ def test_record_exits_with_the_code_its_help_names_for_a_refused_record(
     assert f"rejected: {changed}:1" in refused.stderr
     helped = cli("trust", "record", "--help")
     assert "exit 2 if any record was refused" in " ".join(helped.stdout.split())
+
+
+def test_score_of_an_agent_the_file_never_names_says_whom_it_names(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # A typo in --agent gave "composite: null ... no dimension has evidence", exit 0, with
+    # nothing to say the file held evidence, only about another agent.
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:3])
+    done = cli("trust", "score", "-e", path, "-a", "agent-A")
+    assert done.returncode == 0
+    assert "composite: null" in done.stdout
+    said = " ".join(done.stderr.split())
+    assert f"warning: {path} holds no evidence about agent 'agent-A'" in said
+    assert "3 record(s) about 'agent-a'" in said
+    quiet = cli("trust", "score", "-e", path, "-a", "agent-a")
+    assert "warning" not in quiet.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -11,12 +12,13 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from trustprobe.cli.console import console
+from trustprobe.cli.console import console, err_console
 from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.reports import read_report
 from trustprobe.trust import (
+    Evidence,
     TrustScore,
     compute_trust_score,
     evidence_canonical_json,
@@ -121,6 +123,20 @@ def _render(result: TrustScore) -> None:
         console.print(f"• {reason}")
 
 
+def _warn_if_about_others(path: Path, agent: str, records: list[Evidence]) -> None:
+    """Say whom a file is about when it holds nothing about ``agent`` (a typo scores null)."""
+    if not records or any(r.agent_id == agent for r in records):
+        return
+    agents = Counter(r.agent_id for r in records)
+    named = ", ".join(f"{n} record(s) about {a!r}" for a, n in agents.most_common(5))
+    more = f" and {len(agents) - 5} more agent(s)" if len(agents) > 5 else ""
+    err_console.print(
+        escape(f"warning: {path} holds no evidence about agent {agent!r}; it has {named}{more}"),
+        style="yellow",
+        soft_wrap=True,
+    )
+
+
 @app.command("score")
 def score(
     evidence: Annotated[Path, typer.Option("--evidence", "-e", help="Evidence JSONL file.")],
@@ -146,9 +162,9 @@ def score(
     now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
     settings = None if config is None else load_trust_config(config)
     weights = resolve_weights(settings, override_path=weights_override)
-    result = compute_trust_score(
-        agent, load_evidence(evidence), now=now, config=settings, weights=weights
-    )
+    records = load_evidence(evidence)
+    result = compute_trust_score(agent, records, now=now, config=settings, weights=weights)
+    _warn_if_about_others(evidence, agent, records)
     if html is not None:
         write_trust_html(result, html)
     if json_output:
