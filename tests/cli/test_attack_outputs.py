@@ -110,3 +110,26 @@ def test_diff_two_outputs_naming_one_file_is_refused(
     result = cli("diff", report, report, "--html", out, "--markdown", out)
     _check_refused(result, "--markdown", "--html")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "agent",
+    ["", "a" * 201, "bad\x01agent", "line\nbreak"],
+    ids=["empty", "too-long", "control", "newline"],
+)
+@pytest.mark.parametrize("command", ["import", "evidence", "score"])
+def test_an_agent_id_no_record_can_hold_is_exit_2(
+    cli: Cli, report: Path, tmp_path: Path, agent: str, command: str
+) -> None:
+    # These crashed with a pydantic traceback and exit 1 (the gate-failed code) once the
+    # first record was built, or (score) answered for an agent no record could name.
+    out = tmp_path / "evidence.jsonl"
+    evidence = tmp_path / "in.jsonl"
+    evidence.write_text("")
+    args = {
+        "import": ["import", "garak", GARAK_REPORT, "-a", agent, "-o", out],
+        "evidence": ["trust", "evidence", report, "-a", agent, "-o", out],
+        "score": ["trust", "score", "-e", evidence, "-a", agent],
+    }[command]
+    _check_refused(cli(*args), "field '--agent'")
+    assert not out.exists()

@@ -15,7 +15,7 @@ from rich.table import Table
 from trustprobe.cli.console import console
 from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
 from trustprobe.cli.file_options import check_outputs_apart
-from trustprobe.cli.trust_cmd import parse_moment
+from trustprobe.cli.trust_cmd import parse_agent, parse_moment
 from trustprobe.cli.trust_store_cmd import ORG_OPTION, report_ingestion
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
@@ -83,6 +83,7 @@ def import_(
     rescored = [] if rescore is None else [("--rescore", rescore / n) for n in RESCORE_FILES]
     inputs = [*files, *([] if mapping is None else [mapping])]
     check_outputs_apart(inputs, [("--output", output), *rescored])
+    agent = parse_agent(agent)
     chosen: Tool = tool
     moment = None if observed_at is None else parse_moment(observed_at, "--observed-at")
     family_mapping = load_family_mapping(mapping)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich import box
 from rich.markup import escape
 from rich.table import Table
@@ -15,7 +16,7 @@ from rich.table import Table
 from trustprobe.cli.console import console, err_console
 from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.errors import InputError
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import Identifier, atomic_write_text
 from trustprobe.reports import read_report
 from trustprobe.trust import (
     Evidence,
@@ -49,6 +50,19 @@ def parse_moment(text: str, option: str) -> datetime:
         return moment.astimezone(UTC)
     except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
         raise InputError(f"{text!r} lies outside the years 1 to 9999 in UTC", field=option) from exc
+
+
+_AGENT: TypeAdapter[str] = TypeAdapter(Identifier)
+
+
+def parse_agent(text: str, option: str = "--agent") -> str:
+    """An agent id given to ``option``, held to the rules every evidence record's id follows."""
+    try:
+        return _AGENT.validate_python(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        cause = (first.get("ctx") or {}).get("error")
+        raise InputError(str(cause or first["msg"]), field=option) from None
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -157,6 +171,7 @@ def score(
     ] = None,
 ) -> None:
     """Score one agent from an evidence file and explain the result."""
+    agent = parse_agent(agent)
     optional = [p for p in (weights_override, config) if p is not None]
     check_outputs_apart([evidence, *optional], [("--html", html)])
     now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
@@ -192,6 +207,7 @@ def evidence(
     ] = None,
 ) -> None:
     """Turn a probe report into evidence records (JSONL)."""
+    agent = parse_agent(agent)
     check_outputs_apart([report, *([] if mapping is None else [mapping])], [("--output", output)])
     data = read_report(report)
     if observed_at is not None:
