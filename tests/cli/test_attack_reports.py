@@ -26,7 +26,7 @@ def _flat(text: str) -> str:
     return "".join(text.split())
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1E+999"])
 @pytest.mark.parametrize(
     "command",
     [

@@ -280,7 +280,7 @@ def test_hostile_query_parameters_are_422(client: httpx.Client, keys: Keys, quer
     assert answer.status_code == 422, answer.text
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1E+999"])
 def test_a_report_with_a_non_finite_number_is_422_naming_the_field(
     client: httpx.Client, keys: Keys, store: TrustStore, literal: str
 ) -> None:
