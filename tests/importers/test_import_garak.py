@@ -113,6 +113,45 @@ def test_malformed_entry_exits_2_naming_line_and_field(tmp_path: Path) -> None:
     )
 
 
+def _with_attempt_changed(tmp_path: Path, change: str) -> tuple[Path, int]:
+    """The fixture with the first evaluated dan attempt's line rewritten by ``change``."""
+    lines = GARAK_REPORT.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if '"status": 2' in line and "dan." in line)
+    entry = json.loads(lines[number - 1])
+    if change == "nan":
+        detector = next(iter(entry["detector_results"]))
+        entry["detector_results"][detector] = [float("nan")]
+        lines[number - 1] = json.dumps(entry) + "\n"  # Python writes NaN, as garak would
+    bad = tmp_path / "bad.report.jsonl"
+    encoded = [line.encode("utf-8") for line in lines]
+    if change == "utf8":  # a byte no UTF-8 text holds, inside the attempt's uuid
+        line = encoded[number - 1]
+        at = line.index(b'"uuid": "') + len(b'"uuid": "')
+        encoded[number - 1] = line[:at] + b"\xff" + line[at:]
+    data = b"".join(encoded)
+    bad.write_bytes(data)
+    return bad, number
+
+
+def test_a_non_finite_detector_score_exits_2_naming_it(tmp_path: Path) -> None:
+    # A NaN score took the slow path and was reported as "field 'prompt': expected `raw`,
+    # got `object`", blaming a field that was fine.
+    bad, number = _with_attempt_changed(tmp_path, "nan")
+    result = run("import", "garak", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert f"{bad}:{number}: field 'detector_results.dan.DAN.0': must be a finite number" in (
+        result.stderr
+    )
+
+
+def test_invalid_utf8_in_an_attempt_is_read_as_the_other_lines_are(tmp_path: Path) -> None:
+    # The line reader repairs invalid UTF-8 (U+FFFD); the attempt it held was then refused
+    # with "field 'prompt': expected `raw`, got `object`".
+    bad, _ = _with_attempt_changed(tmp_path, "utf8")
+    result = run("import", "garak", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_run_cut_before_detection_counts_its_outputs_as_unjudged(tmp_path: Path) -> None:
     kept = [
         line

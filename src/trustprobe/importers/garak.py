@@ -12,6 +12,7 @@ import msgspec
 from trustprobe.errors import InputError
 from trustprobe.formats import decode_jsonl_line
 from trustprobe.importers.models import Outcome, ToolFile, parse_time
+from trustprobe.reports import NON_FINITE, non_finite_field
 
 HIT_THRESHOLD = 0.5
 """garak's evaluator counts a detector score at or above this as a hit (the output failed)."""
@@ -190,7 +191,7 @@ def _decode(raw: bytes, name: str, number: int) -> _Entry | None:
     except msgspec.ValidationError as exc:
         if not _UNKNOWN_TAG.match(str(exc)):
             raise _located(exc, name, number) from exc
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):  # invalid UTF-8 in a string it reads
         pass
     decoded = decode_jsonl_line(raw, name, number)  # raises on a line that is not an object
     if decoded is None:
@@ -200,9 +201,14 @@ def _decode(raw: bytes, name: str, number: int) -> _Entry | None:
         if not isinstance(data.get("entry_type"), str):
             raise InputError("not a garak report entry", path=name, line=number, field="entry_type")
         return None
+    # Python's reader took NaN and Infinity, which msgspec would write back as null
+    found = non_finite_field(data)
+    if found is not None:
+        raise InputError(NON_FINITE, path=name, line=number, field=found)
     try:
-        converted: _Entry = msgspec.convert(data, _Entry)
-        return converted
+        # Through JSON again, not msgspec.convert: the entry's Raw fields take only JSON text.
+        entry = _DECODER.decode(msgspec.json.encode(data))
+        return entry
     except msgspec.ValidationError as exc:
         raise _located(exc, name, number) from exc
 
