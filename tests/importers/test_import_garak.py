@@ -186,6 +186,20 @@ def test_two_runs_in_one_file_are_refused_not_counted_twice(tmp_path: Path) -> N
     assert not out.exists()
 
 
+def test_one_run_given_twice_is_refused(tmp_path: Path) -> None:
+    # A file and its copy (or a path a glob also matched) wrote each record twice under one id
+    # with two file names: exit 0, then `trust score` refused the evidence file.
+    copy = tmp_path / "copy.report.jsonl"
+    copy.write_bytes(GARAK_REPORT.read_bytes())
+    out = tmp_path / "evidence.jsonl"
+    for second in (copy, GARAK_REPORT):
+        result = run("import", "garak", GARAK_REPORT, second, "-a", "bot", "-o", out)
+        assert result.exit_code == 2, result.output
+        said = " ".join(result.stderr.split())
+        assert f"{second}: the same file as {GARAK_REPORT} (SHA-256 0ec07fd2debf" in said
+        assert not out.exists()
+
+
 def test_a_file_that_is_not_a_garak_report_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "responses.jsonl"
     other.write_text('{"probe_id": "x", "response": "hi"}\n', encoding="utf-8")
