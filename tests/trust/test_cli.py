@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from tests.cli.in_process import Cli
 from tests.trust.evidence_factory import everywhere, jury
 from typer.testing import CliRunner
@@ -172,3 +173,25 @@ def test_score_of_an_agent_the_file_never_names_says_whom_it_names(
     assert "3 record(s) about 'agent-a'" in said
     quiet = cli("trust", "score", "-e", path, "-a", "agent-a")
     assert "warning" not in quiet.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trust", "history", "-a", "agent-a", "--before", str(2**63)],
+        ["trust", "history", "-a", "agent-a", "--before", "0"],
+        ["reviews", "approve", str(2**63), "--reason", "ok"],
+        ["reviews", "reject", "0", "--reason", "no"],
+        ["keys", "revoke", str(10**20)],
+    ],
+    ids=["history-before-huge", "history-before-0", "approve-huge", "reject-0", "revoke-huge"],
+)
+def test_ids_out_of_range_are_usage_errors(cli: Cli, tmp_path: Path, args: list[str]) -> None:
+    # A sequence or id past a database integer crashed with an OverflowError traceback and
+    # exit 1; the service bounds the same values (before <= 2**62, review ids <= 2**31 - 1).
+    database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
+    assert cli("db", "upgrade", *database).returncode == 0
+    done = cli(*args, *database)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Invalid value" in done.stderr

@@ -111,7 +111,9 @@ def history(
     agent: str = typer.Option(..., "--agent", "-a", help="Agent id."),
     org: str = ORG_OPTION,
     limit: int = typer.Option(20, "--limit", min=1, max=500, help="Transitions to show."),
-    before: int | None = typer.Option(None, "--before", help="Only transitions older than this."),
+    before: int | None = typer.Option(
+        None, "--before", min=1, max=2**62, help="Only transitions older than this."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the page as JSON."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:
