@@ -195,3 +195,27 @@ def test_ids_out_of_range_are_usage_errors(cli: Cli, tmp_path: Path, args: list[
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "Invalid value" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "spelling"),
+    [
+        ("decay_points_per_week", "1e400"),
+        ("decay_grace_days", ".inf"),
+        ("latency_tolerance", ".inf"),
+        ("compliance_violation_penalty", "1e999"),
+        ("interval_z", ".inf"),
+    ],
+)
+def test_an_infinite_trust_setting_is_exit_2_naming_it(
+    cli: Cli, tmp_path: Path, setting: str, spelling: str
+) -> None:
+    # YAML reads 1e400 and .inf as infinity; decay then crashed with an OverflowError
+    # traceback (exit 1), and an infinite penalty times no violations is NaN.
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:3])
+    config = tmp_path / "trust.yaml"
+    config.write_text(f"{setting}: {spelling}\n")
+    done = cli("trust", "score", "-e", path, "-a", "agent-a", "--config", config)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"field '{setting}'" in done.stderr
