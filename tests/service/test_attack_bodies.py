@@ -378,3 +378,25 @@ def test_json_bodies_are_read_under_every_json_type(
     body = json.dumps([_record(id=f"{agent}-1", agent_id=agent)]).encode()
     answer = client.post("/v1/evidence", content=body, headers=headers)
     assert answer.status_code == 200, answer.text
+
+
+def test_a_body_of_many_bad_records_gets_a_bounded_answer(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    # 3 bytes of body per problem, about 100 bytes of answer each: 600 kB of "{}" drew a 20 MB
+    # answer (and 1.6 GB of server memory to build it).
+    body = ("[" + ",".join(["{}"] * 20_000) + "]").encode()
+    before = _counts(store)
+    answer = client.post(
+        "/v1/evidence",
+        content=body,
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422
+    said = answer.json()
+    assert said["message"] == (
+        "the request is invalid (20000 problem(s), the first 100 listed); nothing was stored"
+    )
+    assert [d["index"] for d in said["details"]] == list(range(100))
+    assert len(answer.content) < 20_000
+    assert _counts(store) == before
