@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import Request
@@ -142,17 +143,22 @@ LISTED_PROBLEMS = 100
 records made a 20 MB answer listing each)."""
 
 
-async def handle_validation_error(_request: Request, exc: Exception) -> JSONResponse:
+def invalid_request(total: int, errors: Sequence[Any]) -> ServiceError:
+    """The 422 of a request with ``total`` problems, the first of ``errors`` listed."""
+    details = [_detail(dict(error)) for error in errors[:LISTED_PROBLEMS]]
+    listed = "" if total <= LISTED_PROBLEMS else f", the first {LISTED_PROBLEMS} listed"
+    return ServiceError(
+        422,
+        f"the request is invalid ({total} problem(s){listed}); nothing was stored",
+        details=details,
+    )
+
+
+async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
     """Render request validation failures as 422 with the first problems listed."""
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
-    details = [_detail(dict(error)) for error in errors[:LISTED_PROBLEMS]]
-    listed = "" if len(errors) <= LISTED_PROBLEMS else f", the first {LISTED_PROBLEMS} listed"
-    return error_response(
-        422,
-        f"the request is invalid ({len(errors)} problem(s){listed}); nothing was stored",
-        details=details,
-    )
+    return await handle_http_error(request, invalid_request(len(errors), errors))
 
 
 def input_error_detail(exc: InputError) -> ErrorDetail:

@@ -33,7 +33,13 @@ from trustprobe.reports import (
     non_finite_field,
 )
 from trustprobe.service.auth import get_store, require, scope_extra
-from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
+from trustprobe.service.errors import (
+    LISTED_PROBLEMS,
+    ApiError,
+    ServiceError,
+    input_error_detail,
+    invalid_request,
+)
 from trustprobe.store import (
     AgentScore,
     EvidenceSource,
@@ -179,9 +185,32 @@ class _RecordsRequest(Request):
             body = await self.body()
             try:
                 self._json = _RECORDS.validate_json(body)
-            except ValidationError:
+            except ValidationError as exc:
+                total = exc.error_count()
+                if total > LISTED_PROBLEMS:
+                    # FastAPI's validation would build every problem (200,000 empty records
+                    # in 600 kB of body held 400 MB); only the listed ones are built here.
+                    raise invalid_request(total, _first_problems(body)) from None
                 self._json = json.loads(body)
         return self._json
+
+
+def _first_problems(body: bytes) -> list[dict[str, Any]]:
+    """The first problems of a records body, located as FastAPI locates them, a slice at a time."""
+    records = json.loads(body)
+    found: list[dict[str, Any]] = []
+    if not isinstance(records, list):
+        return found
+    for start in range(0, len(records), LISTED_PROBLEMS):
+        if len(found) >= LISTED_PROBLEMS:
+            break
+        try:
+            _RECORDS.validate_python(records[start : start + LISTED_PROBLEMS])
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                index, *rest = error["loc"] or (0,)
+                found.append({**error, "loc": ("body", start + int(index), *rest)})
+    return found[:LISTED_PROBLEMS]
 
 
 class _RecordsRoute(APIRoute):
