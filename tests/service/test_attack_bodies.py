@@ -400,3 +400,41 @@ def test_a_body_of_many_bad_records_gets_a_bounded_answer(
     assert [d["index"] for d in said["details"]] == list(range(100))
     assert len(answer.content) < 20_000
     assert _counts(store) == before
+
+
+def test_a_report_of_many_empty_cases_lists_the_first_problems(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    # Every {} case misses about twenty fields: 200 kB of them built a million errors and took
+    # the server to 1.3 GB before its answer.
+    report = sample_report(rows=5, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"] = [{}] * 20_000
+    before = _counts(store)
+    answer = client.post(
+        "/v1/reports",
+        content=json.dumps({"agent_id": "a", "report": report}).encode(),
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    said = answer.json()
+    assert said["message"] == (
+        "the request is invalid (100 or more problems, the first 100 listed); nothing was stored"
+    )
+    assert len(said["details"]) == 100
+    assert said["details"][0]["field"].startswith("report.cases.0.")
+    assert _counts(store) == before
+
+
+def test_a_report_with_one_bad_case_among_many_names_it(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    report = sample_report(rows=40, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"][37]["passed"] = "maybe"
+    answer = client.post(
+        "/v1/reports",
+        json={"agent_id": "a", "report": report},
+        headers=bearer(keys.write),
+    )
+    assert answer.status_code == 422, answer.text
+    details = answer.json()["details"]
+    assert [d["field"] for d in details] == ["report.cases.37.passed"]

@@ -143,14 +143,14 @@ LISTED_PROBLEMS = 100
 records made a 20 MB answer listing each)."""
 
 
-def invalid_request(total: int, errors: Sequence[Any]) -> ServiceError:
-    """The 422 of a request with ``total`` problems, the first of ``errors`` listed."""
+def invalid_request(total: int | None, errors: Sequence[Any]) -> ServiceError:
+    """The 422 of a request with ``total`` problems (``None``: too many to count), first listed."""
     details = [_detail(dict(error)) for error in errors[:LISTED_PROBLEMS]]
-    listed = "" if total <= LISTED_PROBLEMS else f", the first {LISTED_PROBLEMS} listed"
+    count = f"{LISTED_PROBLEMS} or more problems" if total is None else f"{total} problem(s)"
+    many = total is None or total > LISTED_PROBLEMS
+    listed = f", the first {LISTED_PROBLEMS} listed" if many else ""
     return ServiceError(
-        422,
-        f"the request is invalid ({total} problem(s){listed}); nothing was stored",
-        details=details,
+        422, f"the request is invalid ({count}{listed}); nothing was stored", details=details
     )
 
 

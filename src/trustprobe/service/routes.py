@@ -40,6 +40,7 @@ from trustprobe.service.errors import (
     input_error_detail,
     invalid_request,
 )
+from trustprobe.service.problems import first_problems
 from trustprobe.store import (
     AgentScore,
     EvidenceSource,
@@ -245,6 +246,31 @@ class _RecordsRoute(APIRoute):
         return read_records
 
 
+class _ReportRequest(Request):
+    """A request whose report is searched for its first problems before it is validated whole."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            data = json.loads(await self.body())
+            found = first_problems(ReportSubmission, data, limit=LISTED_PROBLEMS, loc=("body",))
+            if len(found) >= LISTED_PROBLEMS:
+                raise invalid_request(None, found)
+            self._json = data
+        return self._json
+
+
+class _ReportRoute(APIRoute):
+    """The route of ``POST /v1/reports``: a body of many bad cases never builds every error."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def read_report(request: Request) -> Response:
+            return await handler(_ReportRequest(request.scope, request.receive))
+
+        return read_report
+
+
 def build_router(clock: Callable[[], datetime]) -> APIRouter:
     """Build the v1 API; ``clock`` supplies ``now`` for ingestion and decisions."""
     router = APIRouter(prefix="/v1")
@@ -283,14 +309,6 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
         dependencies=_JSON_BODY,
     )
 
-    @router.post(
-        "/reports",
-        response_model=ReportIngestResult,
-        responses={**_AUTH, **_BODY},
-        summary="Send a probe report; it is converted to evidence",
-        openapi_extra=scope_extra(Scope.WRITE),
-        dependencies=_JSON_BODY,
-    )
     def post_report(
         submission: ReportSubmission,
         store: Store,
@@ -312,6 +330,18 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
             raise ServiceError(
                 422, f"the report cannot be converted: {exc}", details=[detail]
             ) from exc
+
+    router.add_api_route(
+        "/reports",
+        post_report,
+        methods=["POST"],
+        response_model=ReportIngestResult,
+        responses={**_AUTH, **_BODY},
+        summary="Send a probe report; it is converted to evidence",
+        openapi_extra=scope_extra(Scope.WRITE),
+        dependencies=_JSON_BODY,
+        route_class_override=_ReportRoute,
+    )
 
 
 def _add_agent_routes(router: APIRouter) -> None:
