@@ -113,6 +113,45 @@ def test_malformed_entry_exits_2_naming_line_and_field(tmp_path: Path) -> None:
     )
 
 
+def _with_attempt_changed(tmp_path: Path, change: str) -> tuple[Path, int]:
+    """The fixture with the first evaluated dan attempt's line rewritten by ``change``."""
+    lines = GARAK_REPORT.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if '"status": 2' in line and "dan." in line)
+    entry = json.loads(lines[number - 1])
+    if change == "nan":
+        detector = next(iter(entry["detector_results"]))
+        entry["detector_results"][detector] = [float("nan")]
+        lines[number - 1] = json.dumps(entry) + "\n"  # Python writes NaN, as garak would
+    bad = tmp_path / "bad.report.jsonl"
+    encoded = [line.encode("utf-8") for line in lines]
+    if change == "utf8":  # a byte no UTF-8 text holds, inside the attempt's uuid
+        line = encoded[number - 1]
+        at = line.index(b'"uuid": "') + len(b'"uuid": "')
+        encoded[number - 1] = line[:at] + b"\xff" + line[at:]
+    data = b"".join(encoded)
+    bad.write_bytes(data)
+    return bad, number
+
+
+def test_a_non_finite_detector_score_exits_2_naming_it(tmp_path: Path) -> None:
+    # A NaN score took the slow path and was reported as "field 'prompt': expected `raw`,
+    # got `object`", blaming a field that was fine.
+    bad, number = _with_attempt_changed(tmp_path, "nan")
+    result = run("import", "garak", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert f"{bad}:{number}: field 'detector_results.dan.DAN.0': must be a finite number" in (
+        result.stderr
+    )
+
+
+def test_invalid_utf8_in_an_attempt_is_read_as_the_other_lines_are(tmp_path: Path) -> None:
+    # The line reader repairs invalid UTF-8 (U+FFFD); the attempt it held was then refused
+    # with "field 'prompt': expected `raw`, got `object`".
+    bad, _ = _with_attempt_changed(tmp_path, "utf8")
+    result = run("import", "garak", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_run_cut_before_detection_counts_its_outputs_as_unjudged(tmp_path: Path) -> None:
     kept = [
         line
@@ -128,6 +167,37 @@ def test_a_run_cut_before_detection_counts_its_outputs_as_unjudged(tmp_path: Pat
         .families
     }
     assert tallies["promptinject"] == (0, 0, 12)  # generated, never judged: not dropped
+
+
+def test_two_runs_in_one_file_are_refused_not_counted_twice(tmp_path: Path) -> None:
+    # `cat a.report.jsonl b.report.jsonl > both.jsonl` (or the same report twice) used to
+    # import as one run, the second run's attempts added to the first's counts.
+    text = GARAK_REPORT.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    lines = text.count("\n")
+    second = lines + next(
+        i for i, line in enumerate(text.splitlines(), 1) if '"entry_type": "init"' in line
+    )
+    joined = tmp_path / "joined.report.jsonl"
+    joined.write_text(text + text, encoding="utf-8")
+    out = tmp_path / "evidence.jsonl"
+    result = run("import", "garak", joined, "-a", "bot", "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"{joined}:{second}: field 'entry_type': a second 'init' entry" in result.stderr
+    assert not out.exists()
+
+
+def test_one_run_given_twice_is_refused(tmp_path: Path) -> None:
+    # A file and its copy (or a path a glob also matched) wrote each record twice under one id
+    # with two file names: exit 0, then `trust score` refused the evidence file.
+    copy = tmp_path / "copy.report.jsonl"
+    copy.write_bytes(GARAK_REPORT.read_bytes())
+    out = tmp_path / "evidence.jsonl"
+    for second in (copy, GARAK_REPORT):
+        result = run("import", "garak", GARAK_REPORT, second, "-a", "bot", "-o", out)
+        assert result.exit_code == 2, result.output
+        said = " ".join(result.stderr.split())
+        assert f"{second}: the same file as {GARAK_REPORT} (SHA-256 0ec07fd2debf" in said
+        assert not out.exists()
 
 
 def test_a_file_that_is_not_a_garak_report_is_refused(tmp_path: Path) -> None:

@@ -97,6 +97,51 @@ def test_another_json_file_is_refused(tmp_path: Path) -> None:
     assert "no 'results.results' list" in result.stderr
 
 
+def test_json_lines_are_named_as_such(tmp_path: Path) -> None:
+    # One result per line is what `promptfoo eval -o results.jsonl` writes; it was called
+    # "trailing garbage (a truncated or damaged file?)".
+    results = json.loads(PROMPTFOO_RESULTS.read_text())["results"]["results"]
+    lines = tmp_path / "results.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in results), encoding="utf-8")
+    result = run("import", "promptfoo", lines, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert f"{lines}: more than one JSON document (JSON Lines?)" in result.stderr
+    assert "promptfoo eval -o results.json" in result.stderr
+
+
+def test_invalid_utf8_is_named_in_words(tmp_path: Path) -> None:
+    data = PROMPTFOO_RESULTS.read_bytes()
+    at = data.index(b"home address")
+    bad = tmp_path / "results.json"
+    bad.write_bytes(data[:at] + b"\xff\xfe" + data[at:])
+    result = run("import", "promptfoo", bad, "-a", "bot", "-o", tmp_path / "e.jsonl")
+    assert result.exit_code == 2
+    assert "invalid bytes in UTF8 string" in result.stderr
+    assert "b'" not in result.stderr and "\\x" not in result.stderr  # no bytes repr
+
+
+def _nested(depth: int, where: Path) -> Path:
+    """The fixture with ``depth`` nested arrays in the first result's metadata."""
+    document = json.loads(PROMPTFOO_RESULTS.read_text())
+    document["results"]["results"][0]["metadata"] = "@"
+    text = json.dumps(document).replace('"@"', "[" * depth + "]" * depth)
+    where.write_text(text, encoding="utf-8")
+    return where
+
+
+def test_deep_nesting_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    # Read with prefixes for every level, 50,000 nested brackets (100 kB) took 6.2 GB and
+    # 200,000 had the process killed: the prefix of each level is as long as its depth.
+    deep = _nested(5_000, tmp_path / "deep.json")
+    out = tmp_path / "evidence.jsonl"
+    result = run("import", "promptfoo", deep, "-a", "bot", "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"{deep}: field 'results.results[0]': nested too deeply to read" in result.stderr
+    assert not out.exists()
+    # nesting a real file might hold still reads
+    assert _summary(_nested(200, tmp_path / "fine.json")).files[0].families
+
+
 def test_real_promptfoo_eval_imports_like_the_fixture(tmp_path: Path) -> None:
     """promptfoo's echo provider, as tests/data/promptfoo/README.md records."""
     promptfoo = tool_on_path("promptfoo")

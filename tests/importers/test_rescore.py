@@ -84,3 +84,17 @@ def test_a_failed_import_leaves_no_transcripts_behind(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 2
     assert list(directory.iterdir()) == []
+
+
+def test_a_rescore_path_that_is_a_file_exits_2_and_keeps_the_file(tmp_path: Path) -> None:
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine\n", encoding="utf-8")
+    below = taken / "rescored"  # a folder under a file
+    for target in (taken, below):
+        out = tmp_path / "evidence.jsonl"
+        result = run("import", "garak", GARAK_REPORT, "-a", "bot", "-o", out, "--rescore", target)
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert f"{target}: not a folder" in result.stderr
+        assert not out.exists()
+    assert taken.read_text(encoding="utf-8") == "mine\n"

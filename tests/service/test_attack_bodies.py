@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
+import socket
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -16,7 +19,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from tests.sample_reports import report_of
+from tests.sample_reports import report_of, sample_report
 from tests.service.conftest import NOW, Keys, bearer
 from trustprobe.store import TrustStore
 
@@ -275,3 +278,163 @@ def test_hostile_query_parameters_are_422(client: httpx.Client, keys: Keys, quer
     key = keys.review if query.startswith("status") else keys.read
     answer = client.get(f"{route}?{query}", headers=bearer(key))
     assert answer.status_code == 422, answer.text
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1E+999"])
+def test_a_report_with_a_non_finite_number_is_422_naming_the_field(
+    client: httpx.Client, keys: Keys, store: TrustStore, literal: str
+) -> None:
+    # Python's JSON reader takes these literals; the report's digest could not be computed.
+    report = sample_report(rows=5, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"][0]["risk_score"] = "@"
+    body = json.dumps({"agent_id": "a", "report": report}).replace('"@"', literal).encode()
+    before = _counts(store)
+    answer = client.post(
+        "/v1/reports",
+        content=body,
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["code"] == "invalid_input"
+    assert "cases.0.risk_score" in answer.text
+    assert _counts(store) == before
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_client_gone_mid_body_logs_no_server_error(
+    client: httpx.Client, base_url: str, keys: Keys, store: TrustStore
+) -> None:
+    # A flaky uploader must not page the operator: uvicorn logged "Exception in ASGI
+    # application" with a traceback for every connection dropped mid-body.
+    collected = _Collected()
+    server_log = logging.getLogger("uvicorn.error")
+    server_log.addHandler(collected)
+    before = _counts(store)
+    try:
+        url = httpx.URL(base_url)
+        with socket.create_connection((url.host, url.port)) as raw:
+            raw.sendall(
+                b"POST /v1/evidence HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Authorization: Bearer {keys.write}\r\n".encode()
+                + b"Content-Length: 1000\r\n\r\n"
+                + b'[{"id": "e-gone",'
+            )
+        deadline = time.monotonic() + 1.0
+        while not collected.records and time.monotonic() < deadline:
+            time.sleep(0.02)
+        answer = client.get("/healthz")
+    finally:
+        server_log.removeHandler(collected)
+    assert [r.getMessage() for r in collected.records] == []
+    assert answer.status_code == 200
+    assert _counts(store) == before
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+    ids=["none", "text", "form (curl -d)", "multipart"],
+)
+@pytest.mark.parametrize("route", ["/v1/evidence", "/v1/reports"])
+def test_a_body_sent_as_another_type_is_415_saying_what_to_send(
+    client: httpx.Client,
+    keys: Keys,
+    store: TrustStore,
+    agent: str,
+    content_type: str | None,
+    route: str,
+) -> None:
+    # A valid body under another type (or none) was answered 422 "Input should be a valid
+    # list": the body was a list; the type was the problem.
+    records = [_record(id=f"{agent}-1", agent_id=agent)]
+    payload: Any = records if route == "/v1/evidence" else {"agent_id": agent, "report": {}}
+    headers = bearer(keys.write)
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    before = _counts(store)
+    answer = client.post(route, content=json.dumps(payload).encode(), headers=headers)
+    assert answer.status_code == 415, answer.text
+    assert answer.json()["code"] == "unsupported_media_type"
+    assert "Content-Type: application/json" in answer.json()["message"]
+    assert _counts(store) == before
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json", "application/json; charset=utf-8", "application/vnd.x+json"],
+)
+def test_json_bodies_are_read_under_every_json_type(
+    client: httpx.Client, keys: Keys, agent: str, content_type: str
+) -> None:
+    headers = {**bearer(keys.write), "Content-Type": content_type}
+    body = json.dumps([_record(id=f"{agent}-1", agent_id=agent)]).encode()
+    answer = client.post("/v1/evidence", content=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_body_of_many_bad_records_gets_a_bounded_answer(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    # 3 bytes of body per problem, about 100 bytes of answer each: 600 kB of "{}" drew a 20 MB
+    # answer (and 1.6 GB of server memory to build it).
+    body = ("[" + ",".join(["{}"] * 20_000) + "]").encode()
+    before = _counts(store)
+    answer = client.post(
+        "/v1/evidence",
+        content=body,
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422
+    said = answer.json()
+    assert said["message"] == (
+        "the request is invalid (20000 problem(s), the first 100 listed); nothing was stored"
+    )
+    assert [d["index"] for d in said["details"]] == list(range(100))
+    assert len(answer.content) < 20_000
+    assert _counts(store) == before
+
+
+def test_a_report_of_many_empty_cases_lists_the_first_problems(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    # Every {} case misses about twenty fields: 200 kB of them built a million errors and took
+    # the server to 1.3 GB before its answer.
+    report = sample_report(rows=5, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"] = [{}] * 20_000
+    before = _counts(store)
+    answer = client.post(
+        "/v1/reports",
+        content=json.dumps({"agent_id": "a", "report": report}).encode(),
+        headers={**bearer(keys.write), "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 422, answer.text
+    said = answer.json()
+    assert said["message"] == (
+        "the request is invalid (100 or more problems, the first 100 listed); nothing was stored"
+    )
+    assert len(said["details"]) == 100
+    assert said["details"][0]["field"].startswith("report.cases.0.")
+    assert _counts(store) == before
+
+
+def test_a_report_with_one_bad_case_among_many_names_it(
+    client: httpx.Client, keys: Keys, store: TrustStore
+) -> None:
+    report = sample_report(rows=40, hostile=False, geometry=False).model_dump(mode="json")
+    report["cases"][37]["passed"] = "maybe"
+    answer = client.post(
+        "/v1/reports",
+        json={"agent_id": "a", "report": report},
+        headers=bearer(keys.write),
+    )
+    assert answer.status_code == 422, answer.text
+    details = answer.json()["details"]
+    assert [d["field"] for d in details] == ["report.cases.37.passed"]

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from tests.cli.in_process import Cli
 from tests.trust.evidence_factory import everywhere, jury
 from typer.testing import CliRunner
@@ -132,3 +133,89 @@ def test_evidence_needs_a_time(tmp_path: Path) -> None:
     result = runner.invoke(app, ["trust", "evidence", str(path), "-a", "r"])
     assert result.exit_code == 2
     assert "--observed-at" in result.stderr
+
+
+def test_record_exits_with_the_code_its_help_names_for_a_refused_record(
+    cli: Cli, tmp_path: Path
+) -> None:
+    database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
+    assert cli("db", "upgrade", *database).returncode == 0
+    record = {
+        "id": "e-1",
+        "agent_id": "a",
+        "dimension": "safety",
+        "kind": "eval",
+        "observed_at": "2026-03-01T00:00:00Z",
+        "score": 50,
+    }
+    first, changed = tmp_path / "first.jsonl", tmp_path / "changed.jsonl"
+    first.write_text(json.dumps(record) + "\n")
+    changed.write_text(json.dumps({**record, "score": 60}) + "\n")
+    assert cli("trust", "record", "-e", first, *database).returncode == 0
+    refused = cli("trust", "record", "-e", changed, *database)
+    assert refused.returncode == 2, refused.stderr
+    assert f"rejected: {changed}:1" in refused.stderr
+    helped = cli("trust", "record", "--help")
+    assert "exit 2 if any record was refused" in " ".join(helped.stdout.split())
+
+
+def test_score_of_an_agent_the_file_never_names_says_whom_it_names(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # A typo in --agent gave "composite: null ... no dimension has evidence", exit 0, with
+    # nothing to say the file held evidence, only about another agent.
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:3])
+    done = cli("trust", "score", "-e", path, "-a", "agent-A")
+    assert done.returncode == 0
+    assert "composite: null" in done.stdout
+    said = " ".join(done.stderr.split())
+    assert f"warning: {path} holds no evidence about agent 'agent-A'" in said
+    assert "3 record(s) about 'agent-a'" in said
+    quiet = cli("trust", "score", "-e", path, "-a", "agent-a")
+    assert "warning" not in quiet.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trust", "history", "-a", "agent-a", "--before", str(2**63)],
+        ["trust", "history", "-a", "agent-a", "--before", "0"],
+        ["reviews", "approve", str(2**63), "--reason", "ok"],
+        ["reviews", "reject", "0", "--reason", "no"],
+        ["keys", "revoke", str(10**20)],
+    ],
+    ids=["history-before-huge", "history-before-0", "approve-huge", "reject-0", "revoke-huge"],
+)
+def test_ids_out_of_range_are_usage_errors(cli: Cli, tmp_path: Path, args: list[str]) -> None:
+    # A sequence or id past a database integer crashed with an OverflowError traceback and
+    # exit 1; the service bounds the same values (before <= 2**62, review ids <= 2**31 - 1).
+    database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
+    assert cli("db", "upgrade", *database).returncode == 0
+    done = cli(*args, *database)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Invalid value" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "spelling"),
+    [
+        ("decay_points_per_week", "1e400"),
+        ("decay_grace_days", ".inf"),
+        ("latency_tolerance", ".inf"),
+        ("compliance_violation_penalty", "1e999"),
+        ("interval_z", ".inf"),
+    ],
+)
+def test_an_infinite_trust_setting_is_exit_2_naming_it(
+    cli: Cli, tmp_path: Path, setting: str, spelling: str
+) -> None:
+    # YAML reads 1e400 and .inf as infinity; decay then crashed with an OverflowError
+    # traceback (exit 1), and an infinite penalty times no violations is NaN.
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(70.0)[:3])
+    config = tmp_path / "trust.yaml"
+    config.write_text(f"{setting}: {spelling}\n")
+    done = cli("trust", "score", "-e", path, "-a", "agent-a", "--config", config)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"field '{setting}'" in done.stderr

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from trustprobe.cli.console import console, err_console
+from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.comparison import (
     Comparison,
     DiffThresholds,
@@ -244,6 +245,8 @@ def diff(
     The gates: a significant regression (exact McNemar, overall and per category), a newly
     failing probe at --fail-on-new-failure severity or above, a category below its floor.
     """
+    outputs = (("junit", junit), ("html", html), ("markdown", markdown), ("json", json_out))
+    check_outputs_apart([base, new], [(f"--{label}", path) for label, path in outputs])
     floors = _floors(category_floor or [])
     base_report, new_report = read_report_pair(base, new)
     comparison = compare_reports(
@@ -270,7 +273,6 @@ def diff(
     if json_out is not None:
         atomic_write_text(json_out, comparison.model_dump_json(indent=2) + "\n")
     print_comparison(comparison, console)
-    outputs = (("junit", junit), ("html", html), ("markdown", markdown), ("json", json_out))
     for label, path in outputs:
         if path is not None:
             console.print(_plain(f"{label}: {path}"))

@@ -8,6 +8,7 @@ parsing, for the flags listed in :data:`MULTI_PATH_FLAGS`.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -98,3 +99,41 @@ def check_stdout_outputs(*paths: Path | None) -> bool:
     if count > 1:
         raise InputError("only one output can go to stdout ('-')", path=STDIO)
     return count == 1
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    """Whether two paths name one file: by inode when both exist, else by resolved name."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return first.resolve() == second.resolve()
+
+
+def check_outputs_apart(inputs: Sequence[Path], outputs: Sequence[tuple[str, Path | None]]) -> None:
+    """Refuse an output that names an input, or the file another output names.
+
+    Outputs are written under a temporary name and renamed over the target once the command
+    has succeeded, so an output naming an input would replace the input with the result: the
+    input would be gone. ``-`` (standard output) and options not given are skipped.
+
+    Raises:
+        InputError: an output is an input file, or two outputs are the same file.
+    """
+    given = [(flag, path) for flag, path in outputs if path is not None and not is_stdout(path)]
+    for index, (flag, path) in enumerate(given):
+        for source in inputs:
+            if not is_stdout(source) and _same_file(path, source):
+                raise InputError(
+                    f"is the input file {str(source)!r}: writing here would replace it; "
+                    "name another file",
+                    path=path,
+                    field=flag,
+                )
+        for other_flag, other in given[:index]:
+            if _same_file(path, other):
+                raise InputError(
+                    f"is also the file of {other_flag}: one output would replace the other; "
+                    "name another file",
+                    path=path,
+                    field=flag,
+                )

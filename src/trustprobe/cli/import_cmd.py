@@ -14,11 +14,13 @@ from rich.table import Table
 
 from trustprobe.cli.console import console
 from trustprobe.cli.db_cmd import DATABASE_URL_OPTION, cli_store
-from trustprobe.cli.trust_cmd import parse_moment
+from trustprobe.cli.file_options import check_outputs_apart
+from trustprobe.cli.trust_cmd import parse_agent, parse_moment
 from trustprobe.cli.trust_store_cmd import ORG_OPTION, report_ingestion
 from trustprobe.errors import InputError
 from trustprobe.formats import atomic_write_text
 from trustprobe.importers import (
+    RESCORE_FILES,
     TOOLS,
     Agreement,
     ImportSummary,
@@ -78,6 +80,10 @@ def import_(
         raise InputError(
             "say where the evidence goes: --output FILE, --store, or both", field="--output"
         )
+    rescored = [] if rescore is None else [("--rescore", rescore / n) for n in RESCORE_FILES]
+    inputs = [*files, *([] if mapping is None else [mapping])]
+    check_outputs_apart(inputs, [("--output", output), *rescored])
+    agent = parse_agent(agent)
     chosen: Tool = tool
     moment = None if observed_at is None else parse_moment(observed_at, "--observed-at")
     family_mapping = load_family_mapping(mapping)

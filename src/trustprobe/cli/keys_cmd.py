@@ -78,7 +78,7 @@ def list_(
 
 @app.command("revoke")
 def revoke(
-    key_id: int = typer.Argument(..., help="Key id (see `keys list`)."),
+    key_id: int = typer.Argument(..., min=1, max=2**31 - 1, help="Key id (see `keys list`)."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:
     """Revoke a key: the service refuses it within its auth cache time (default 5 s)."""

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from trustprobe.cli.console import console
+from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.reports import HtmlLimits, read_report, write_report_html
 
 
@@ -26,6 +27,7 @@ def report(
     ] = HtmlLimits.max_scatter_points,
 ) -> None:
     """Render REPORT.json as one HTML file that opens from disk without any network."""
+    check_outputs_apart([report_path], [("--html", html)])
     loaded = read_report(report_path)
     write_report_html(loaded, html, limits=HtmlLimits(max_scatter_points=max_scatter_points))
     console.print(f"html: {html}")

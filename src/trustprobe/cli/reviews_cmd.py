@@ -78,7 +78,9 @@ def _decide(
 
 @app.command("approve")
 def approve(
-    review_id: int = typer.Argument(..., help="Review id (see `reviews list`)."),
+    review_id: int = typer.Argument(
+        ..., min=1, max=2**31 - 1, help="Review id (see `reviews list`)."
+    ),
     reason: str = REASON_OPTION,
     reviewer: str | None = REVIEWER_OPTION,
     org: str = ORG_OPTION,
@@ -90,7 +92,9 @@ def approve(
 
 @app.command("reject")
 def reject(
-    review_id: int = typer.Argument(..., help="Review id (see `reviews list`)."),
+    review_id: int = typer.Argument(
+        ..., min=1, max=2**31 - 1, help="Review id (see `reviews list`)."
+    ),
     reason: str = REASON_OPTION,
     reviewer: str | None = REVIEWER_OPTION,
     org: str = ORG_OPTION,

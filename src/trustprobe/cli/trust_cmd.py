@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from trustprobe.cli.console import console
+from trustprobe.cli.console import console, err_console
+from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.errors import InputError
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import Identifier, atomic_write_text
 from trustprobe.reports import read_report
 from trustprobe.trust import (
+    Evidence,
     TrustScore,
     compute_trust_score,
     evidence_canonical_json,
@@ -46,6 +50,19 @@ def parse_moment(text: str, option: str) -> datetime:
         return moment.astimezone(UTC)
     except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
         raise InputError(f"{text!r} lies outside the years 1 to 9999 in UTC", field=option) from exc
+
+
+_AGENT: TypeAdapter[str] = TypeAdapter(Identifier)
+
+
+def parse_agent(text: str, option: str = "--agent") -> str:
+    """An agent id given to ``option``, held to the rules every evidence record's id follows."""
+    try:
+        return _AGENT.validate_python(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        cause = (first.get("ctx") or {}).get("error")
+        raise InputError(str(cause or first["msg"]), field=option) from None
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -120,6 +137,20 @@ def _render(result: TrustScore) -> None:
         console.print(f"• {reason}")
 
 
+def _warn_if_about_others(path: Path, agent: str, records: list[Evidence]) -> None:
+    """Say whom a file is about when it holds nothing about ``agent`` (a typo scores null)."""
+    if not records or any(r.agent_id == agent for r in records):
+        return
+    agents = Counter(r.agent_id for r in records)
+    named = ", ".join(f"{n} record(s) about {a!r}" for a, n in agents.most_common(5))
+    more = f" and {len(agents) - 5} more agent(s)" if len(agents) > 5 else ""
+    err_console.print(
+        escape(f"warning: {path} holds no evidence about agent {agent!r}; it has {named}{more}"),
+        style="yellow",
+        soft_wrap=True,
+    )
+
+
 @app.command("score")
 def score(
     evidence: Annotated[Path, typer.Option("--evidence", "-e", help="Evidence JSONL file.")],
@@ -140,12 +171,15 @@ def score(
     ] = None,
 ) -> None:
     """Score one agent from an evidence file and explain the result."""
+    agent = parse_agent(agent)
+    optional = [p for p in (weights_override, config) if p is not None]
+    check_outputs_apart([evidence, *optional], [("--html", html)])
     now = datetime.now(UTC) if as_of is None else parse_moment(as_of, "--as-of")
     settings = None if config is None else load_trust_config(config)
     weights = resolve_weights(settings, override_path=weights_override)
-    result = compute_trust_score(
-        agent, load_evidence(evidence), now=now, config=settings, weights=weights
-    )
+    records = load_evidence(evidence)
+    result = compute_trust_score(agent, records, now=now, config=settings, weights=weights)
+    _warn_if_about_others(evidence, agent, records)
     if html is not None:
         write_trust_html(result, html)
     if json_output:
@@ -173,6 +207,8 @@ def evidence(
     ] = None,
 ) -> None:
     """Turn a probe report into evidence records (JSONL)."""
+    agent = parse_agent(agent)
+    check_outputs_apart([report, *([] if mapping is None else [mapping])], [("--output", output)])
     data = read_report(report)
     if observed_at is not None:
         moment = parse_moment(observed_at, "--observed-at")

@@ -47,7 +47,7 @@ def record(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:
-    """Append evidence to the store and rescore its agents; exit 1 if any record was refused."""
+    """Append evidence to the store and rescore its agents; exit 2 if any record was refused."""
     records: list[Evidence] = []
     lines: list[int] = []
     for row in read_jsonl(evidence):
@@ -111,7 +111,9 @@ def history(
     agent: str = typer.Option(..., "--agent", "-a", help="Agent id."),
     org: str = ORG_OPTION,
     limit: int = typer.Option(20, "--limit", min=1, max=500, help="Transitions to show."),
-    before: int | None = typer.Option(None, "--before", help="Only transitions older than this."),
+    before: int | None = typer.Option(
+        None, "--before", min=1, max=2**62, help="Only transitions older than this."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the page as JSON."),
     database_url: str | None = DATABASE_URL_OPTION,
 ) -> None:

@@ -27,7 +27,7 @@ from trustprobe.importers.models import (
     ToolFile,
 )
 from trustprobe.importers.promptfoo import PromptfooResults
-from trustprobe.importers.rescore import Rescorer, rescoring
+from trustprobe.importers.rescore import RESCORE_FILES, Rescorer, rescoring
 
 __all__ = [
     "Agreement",
@@ -43,6 +43,7 @@ __all__ = [
     "Outcome",
     "PromptfooResults",
     "READERS",
+    "RESCORE_FILES",
     "Rescorer",
     "RunInfo",
     "TOOLS",

@@ -12,6 +12,7 @@ import msgspec
 from trustprobe.errors import InputError
 from trustprobe.formats import decode_jsonl_line
 from trustprobe.importers.models import Outcome, ToolFile, parse_time
+from trustprobe.reports import NON_FINITE, non_finite_field
 
 HIT_THRESHOLD = 0.5
 """garak's evaluator counts a detector score at or above this as a hit (the output failed)."""
@@ -101,6 +102,7 @@ class GarakReport(ToolFile):
         generated: dict[str, int] = {}  # outputs per probe in status 1 entries
         evaluated: dict[str, int] = {}  # the same in status 2 entries
         seen = False
+        init_line: int | None = None
         with self._open(name) as handle:
             for number, raw in enumerate(handle, start=1):
                 self._hash.update(raw)
@@ -111,6 +113,18 @@ class GarakReport(ToolFile):
                 if isinstance(entry, _Attempt):
                     yield from self._attempt(entry, name, number, generated, evaluated)
                 elif isinstance(entry, _Init):
+                    if init_line is not None:
+                        # Reports joined into one file: counted as one run, every attempt of
+                        # the second would add to the first's.
+                        raise InputError(
+                            f"a second 'init' entry (the first is on line {init_line}): the "
+                            "file holds more than one garak run; import each run's report "
+                            "as a file of its own",
+                            path=name,
+                            line=number,
+                            field="entry_type",
+                        )
+                    init_line = number
                     self._init(entry, name, number)
         if not seen:
             raise InputError("no garak entry: not a garak report", path=name)
@@ -177,7 +191,7 @@ def _decode(raw: bytes, name: str, number: int) -> _Entry | None:
     except msgspec.ValidationError as exc:
         if not _UNKNOWN_TAG.match(str(exc)):
             raise _located(exc, name, number) from exc
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):  # invalid UTF-8 in a string it reads
         pass
     decoded = decode_jsonl_line(raw, name, number)  # raises on a line that is not an object
     if decoded is None:
@@ -187,9 +201,14 @@ def _decode(raw: bytes, name: str, number: int) -> _Entry | None:
         if not isinstance(data.get("entry_type"), str):
             raise InputError("not a garak report entry", path=name, line=number, field="entry_type")
         return None
+    # Python's reader took NaN and Infinity, which msgspec would write back as null
+    found = non_finite_field(data)
+    if found is not None:
+        raise InputError(NON_FINITE, path=name, line=number, field=found)
     try:
-        converted: _Entry = msgspec.convert(data, _Entry)
-        return converted
+        # Through JSON again, not msgspec.convert: the entry's Raw fields take only JSON text.
+        entry = _DECODER.decode(msgspec.json.encode(data))
+        return entry
     except msgspec.ValidationError as exc:
         raise _located(exc, name, number) from exc
 

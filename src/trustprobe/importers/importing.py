@@ -78,9 +78,18 @@ def import_results(
     files: list[ImportedFile] = []
     unmapped: Counter[str] = Counter()
     ignored: Counter[str] = Counter()
-    for path in paths:
+    digests: dict[str, int] = {}
+    for position, path in enumerate(paths):
         reader = READERS[tool](path, transcripts=rescorer is not None)
         tallies = _read(tool, reader, mapping, unmapped, ignored, rescorer)
+        first = digests.setdefault(reader.sha256, position)
+        if first != position:
+            # Its records would repeat the first file's ids under another file name: an
+            # evidence file no reader accepts.
+            raise InputError(
+                f"the same file as {paths[first]} (SHA-256 {reader.sha256[:12]}): import it once",
+                path=path,
+            )
         moment = observed_at or reader.run.started_at
         if moment is None:
             raise InputError(

@@ -16,12 +16,15 @@ NO_PLUGIN = "no-plugin"
 _ERROR = 2
 """promptfoo's ``failureReason`` for a provider or harness error (1 is a failed assertion)."""
 
-_RESULTS = "results.results.item"
+_RESULTS = ["results", "results", "item"]
+"""Where the results are: each map whose path is this is one result."""
 _SCALARS = {
     "evalId": "run_id",
     "results.timestamp": "started_at",
     "metadata.promptfooVersion": "tool_version",
 }
+MAX_DEPTH = 1000
+"""Containers nested deeper than this are refused (about where Python's JSON reader stops)."""
 
 
 class _Hashing:
@@ -62,28 +65,41 @@ class PromptfooResults(ToolFile):
         seen_results = False
         with handle:
             builder: ijson.ObjectBuilder | None = None
+            # The path of the container being read, as ijson spells prefixes ("item" in an
+            # array). ijson's own prefixed events build every level's prefix, each as long as
+            # its depth: 100 kB of nested brackets held gigabytes. Basic events, a path and
+            # a depth limit keep memory bounded.
+            path: list[str] = []
             try:
-                for prefix, event, value in ijson.parse(_Hashing(handle, self._hash)):
+                for event, value in ijson.basic_parse(_Hashing(handle, self._hash)):
                     if builder is not None:
                         builder.event(event, value)
-                        if prefix == _RESULTS and event == "end_map":
+                    if event == "map_key":
+                        path[-1] = value
+                    elif event == "start_map" or event == "start_array":
+                        if len(path) == MAX_DEPTH:
+                            raise InputError(
+                                f"nested too deeply to read (more than {MAX_DEPTH} levels)",
+                                path=name,
+                                field=f"results.results[{index}]" if builder else None,
+                            )
+                        if builder is None and event == "start_map" and path == _RESULTS:
+                            builder = ijson.ObjectBuilder()
+                            builder.event(event, value)
+                        elif event == "start_array" and path == _RESULTS[:2]:
+                            seen_results = True
+                        path.append("item" if event == "start_array" else "")
+                    elif event == "end_map" or event == "end_array":
+                        path.pop()
+                        if builder is not None and event == "end_map" and path == _RESULTS:
                             yield _outcome(builder.value, name, index)
                             index, builder = index + 1, None
-                    elif prefix == _RESULTS and event == "start_map":
-                        builder = ijson.ObjectBuilder()
-                        builder.event(event, value)
-                    elif prefix == "results.results" and event == "start_array":
-                        seen_results = True
-                    elif prefix in _SCALARS and event == "string":
-                        self._scalar(_SCALARS[prefix], value, name, prefix)
+                    elif builder is None and event == "string" and len(path) <= 2:
+                        prefix = ".".join(path)
+                        if prefix in _SCALARS:
+                            self._scalar(_SCALARS[prefix], value, name, prefix)
             except ijson.JSONError as exc:
-                detail = str(exc).splitlines()[0]
-                raise InputError(
-                    f"not valid JSON after {index} complete result(s): {detail} "
-                    "(a truncated or damaged file?)",
-                    path=name,
-                    field=f"results.results[{index}]",
-                ) from exc
+                raise _damaged(exc, name, index) from exc
         if not seen_results:
             raise InputError(
                 "no 'results.results' list: not the output of 'promptfoo eval -o FILE.json'",
@@ -95,6 +111,25 @@ class PromptfooResults(ToolFile):
             self.run.started_at = parse_time(value, path=name, field=prefix)
         else:
             setattr(self.run, attribute, value)
+
+
+def _damaged(exc: ijson.JSONError, name: str, index: int) -> InputError:
+    """The parser's complaint as an error naming the file and the result it stopped in."""
+    reason = exc.args[0] if exc.args else ""
+    # yajl's messages come as bytes, with the offending text and a caret on later lines
+    text = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    detail = (text.splitlines() or ["not valid JSON"])[0].strip()
+    if "trailing garbage" in detail or "Additional data" in detail:
+        return InputError(
+            "more than one JSON document (JSON Lines?): this reads the one document "
+            "'promptfoo eval -o results.json' writes",
+            path=name,
+        )
+    return InputError(
+        f"not valid JSON after {index} complete result(s): {detail} (a truncated or damaged file?)",
+        path=name,
+        field=f"results.results[{index}]",
+    )
 
 
 def _outcome(result: Any, name: str, index: int) -> Outcome:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from trustprobe.detectors import Detector
+from trustprobe.errors import InputError
 from trustprobe.formats import canonical_json, sha256_hex
 from trustprobe.importers.mapping import FamilyEntry
 from trustprobe.importers.models import Agreement, Disagreement, Outcome
@@ -21,7 +22,7 @@ from trustprobe.scoring import Scorer
 FIRST_DISAGREEMENTS = 20
 """Disagreements kept for the summary; the directory's ``disagreements.jsonl`` has them all."""
 
-OUTPUT_FILES = ("probes.jsonl", "responses.jsonl", "disagreements.jsonl")
+RESCORE_FILES = ("probes.jsonl", "responses.jsonl", "disagreements.jsonl")
 """What ``--rescore DIR`` writes: the transcripts as trustprobe input, and where verdicts differ."""
 
 
@@ -140,12 +141,20 @@ def rescoring(tool: str, directory: Path) -> Iterator[Rescorer]:
     Each file is written under a temporary name and renamed into place at the end, so an
     import that fails leaves no half-written transcripts behind.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise InputError("not a folder: name a folder for the transcripts", path=directory) from exc
+    except OSError as exc:
+        raise InputError(f"cannot write here: {exc.strerror}", path=directory) from exc
     handles: dict[str, IO[str]] = {}
     temporaries: dict[str, str] = {}
     try:
-        for name in OUTPUT_FILES:
-            fd, temporaries[name] = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+        for name in RESCORE_FILES:
+            try:
+                fd, temporaries[name] = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+            except OSError as exc:
+                raise InputError(f"cannot write here: {exc.strerror}", path=directory) from exc
             handles[name] = os.fdopen(fd, "w", encoding="utf-8")
         yield Rescorer(tool, handles)
     except BaseException:

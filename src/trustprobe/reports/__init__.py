@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from trustprobe.reports.build import build_provenance, build_report, stream_chunks, stream_report
 from trustprobe.reports.gate import DEFAULT_MAX_HARNESS_ERROR_SHARE, run_gate
-from trustprobe.reports.loading import read_report, read_report_pair
+from trustprobe.reports.loading import (
+    NON_FINITE,
+    ReportFieldError,
+    non_finite_field,
+    read_report,
+    read_report_pair,
+)
 from trustprobe.reports.models import (
     SCHEMA_VERSION,
     Gate,
@@ -49,14 +55,17 @@ __all__ = [
     "GateCheck",
     "GateCheckName",
     "HtmlLimits",
+    "NON_FINITE",
     "Provenance",
     "Report",
+    "ReportFieldError",
     "ReportTarget",
     "SCHEMA_VERSION",
     "StageClock",
     "WorstProbe",
     "build_provenance",
     "build_report",
+    "non_finite_field",
     "print_summary",
     "read_report",
     "read_report_pair",

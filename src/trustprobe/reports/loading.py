@@ -3,14 +3,64 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from trustprobe.errors import InputError
+from trustprobe.errors import InputError, TrustprobeError
 from trustprobe.formats import validation_error_to_input_error
 from trustprobe.reports.models import SCHEMA_VERSION, Report
+
+NON_FINITE = "must be a finite number (JSON has no NaN or Infinity)"
+"""What a report, or a report sent to the service, is told about ``NaN`` and ``Infinity``."""
+
+
+class ReportFieldError(TrustprobeError, ValueError):
+    """A report's field breaks a rule its model cannot state; ``field`` names it, dotted."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class _NonFinite(Exception):
+    """Raised by the JSON reader at the first ``NaN``, ``Infinity`` or overflowing number."""
+
+
+def _refuse_constant(literal: str) -> NoReturn:
+    raise _NonFinite(literal)
+
+
+def _finite_float(text: str) -> float:
+    # 1e400 reads as infinity without a word; this costs about a tenth of the parse
+    value = float(text)
+    if math.isinf(value):
+        raise _NonFinite(text)
+    return value
+
+
+def non_finite_field(data: Any) -> str | None:
+    """The dotted path of the first NaN or infinite number in parsed JSON, or ``None``.
+
+    Python's JSON reader accepts ``NaN`` and ``Infinity``, which no JSON writer produces and no
+    report holds; left in, they fail later, far from the file (the report's digest, the HTML
+    page) or compare as no number does.
+    """
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return where
+        if isinstance(value, dict):
+            items: list[tuple[Any, Any]] = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            continue
+        stack.extend((f"{where}.{key}" if where else str(key), v) for key, v in reversed(items))
+    return None
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -19,7 +69,11 @@ def _read_json(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
     try:
-        data = json.loads(raw)
+        # The reader stops at a NaN, an Infinity or a number too large for a float, and only
+        # then is the document walked to name the field.
+        data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NonFinite:
+        raise InputError(NON_FINITE, path=path, field=non_finite_field(json.loads(raw))) from None
     except UnicodeDecodeError as exc:
         raise InputError("file is not valid UTF-8", path=path) from exc
     except RecursionError as exc:

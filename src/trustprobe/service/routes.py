@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import email.message
 import hashlib
 import json
 from collections.abc import Callable, Coroutine
@@ -20,12 +21,26 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from starlette.requests import ClientDisconnect
 
 from trustprobe.errors import InputError
 from trustprobe.formats import Identifier, StorableText, check_identifier
-from trustprobe.reports import SCHEMA_VERSION, Report
+from trustprobe.reports import (
+    NON_FINITE,
+    SCHEMA_VERSION,
+    Report,
+    ReportFieldError,
+    non_finite_field,
+)
 from trustprobe.service.auth import get_store, require, scope_extra
-from trustprobe.service.errors import ApiError, ServiceError, input_error_detail
+from trustprobe.service.errors import (
+    LISTED_PROBLEMS,
+    ApiError,
+    ServiceError,
+    input_error_detail,
+    invalid_request,
+)
+from trustprobe.service.problems import first_problems
 from trustprobe.store import (
     AgentScore,
     EvidenceSource,
@@ -70,6 +85,11 @@ class ReportSubmission(BaseModel):
                 f"report schema version {version} is not supported (this service reads"
                 f" {SCHEMA_VERSION})"
             )
+        # The body's JSON reader takes NaN and Infinity, which no report holds: refused here,
+        # they would otherwise fail the report's digest as a server error.
+        found = non_finite_field(value)
+        if found is not None:
+            raise ReportFieldError(NON_FINITE, field=f"report.{found}" if found else "report")
         return value
 
 
@@ -94,9 +114,38 @@ ReviewId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The review's id.
 
 Responses = dict[int | str, dict[str, Any]]
 _AUTH: Responses = {401: {"model": ApiError}, 403: {"model": ApiError}, 429: {"model": ApiError}}
-_BODY: Responses = {413: {"model": ApiError}, 422: {"model": ApiError}}
+_BODY: Responses = {413: {"model": ApiError}, 415: {"model": ApiError}, 422: {"model": ApiError}}
 _404: Responses = {404: {"model": ApiError}}
 _409: Responses = {409: {"model": ApiError}}
+
+
+def _declares_json(content_type: str) -> bool:
+    """Whether a ``Content-Type`` is one FastAPI reads as JSON (``application/json``, ``+json``)."""
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+async def json_body(request: Request) -> None:
+    """Refuse a body not declared as JSON with 415, saying what to send.
+
+    FastAPI hands such a body to validation as bytes, and the answer was a 422 saying a valid
+    JSON array "should be a valid list" (``curl -d`` sends form encoding; some clients send no
+    type at all).
+    """
+    declared = request.headers.get("content-type")
+    if (declared is None or not _declares_json(declared)) and await request.body():
+        raise ServiceError(
+            415,
+            "send the body as JSON with the header Content-Type: application/json "
+            f"(this request said {declared or 'no Content-Type'})",
+        )
+
+
+_JSON_BODY = [Depends(json_body)]
 
 
 def entity_tag(body: bytes) -> str:
@@ -137,9 +186,32 @@ class _RecordsRequest(Request):
             body = await self.body()
             try:
                 self._json = _RECORDS.validate_json(body)
-            except ValidationError:
+            except ValidationError as exc:
+                total = exc.error_count()
+                if total > LISTED_PROBLEMS:
+                    # FastAPI's validation would build every problem (200,000 empty records
+                    # in 600 kB of body held 400 MB); only the listed ones are built here.
+                    raise invalid_request(total, _first_problems(body)) from None
                 self._json = json.loads(body)
         return self._json
+
+
+def _first_problems(body: bytes) -> list[dict[str, Any]]:
+    """The first problems of a records body, located as FastAPI locates them, a slice at a time."""
+    records = json.loads(body)
+    found: list[dict[str, Any]] = []
+    if not isinstance(records, list):
+        return found
+    for start in range(0, len(records), LISTED_PROBLEMS):
+        if len(found) >= LISTED_PROBLEMS:
+            break
+        try:
+            _RECORDS.validate_python(records[start : start + LISTED_PROBLEMS])
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                index, *rest = error["loc"] or (0,)
+                found.append({**error, "loc": ("body", start + int(index), *rest)})
+    return found[:LISTED_PROBLEMS]
 
 
 class _RecordsRoute(APIRoute):
@@ -162,11 +234,41 @@ class _RecordsRoute(APIRoute):
             store: TrustStore = request.app.state.store
             if store.engine.dialect.name != "sqlite":
                 return await handler(records)
-            await records.body()
+            try:
+                await records.body()
+            except ClientDisconnect:
+                # The client left mid-body: nothing to store and no one to answer; a 400
+                # (dropped unsent) rather than an unhandled error logged with a traceback.
+                raise ServiceError(400, "the client closed the connection mid-body") from None
             async with turn:
                 return await handler(records)
 
         return read_records
+
+
+class _ReportRequest(Request):
+    """A request whose report is searched for its first problems before it is validated whole."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            data = json.loads(await self.body())
+            found = first_problems(ReportSubmission, data, limit=LISTED_PROBLEMS, loc=("body",))
+            if len(found) >= LISTED_PROBLEMS:
+                raise invalid_request(None, found)
+            self._json = data
+        return self._json
+
+
+class _ReportRoute(APIRoute):
+    """The route of ``POST /v1/reports``: a body of many bad cases never builds every error."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def read_report(request: Request) -> Response:
+            return await handler(_ReportRequest(request.scope, request.receive))
+
+        return read_report
 
 
 def build_router(clock: Callable[[], datetime]) -> APIRouter:
@@ -204,15 +306,9 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
         summary="Send a JSON array of evidence records",
         openapi_extra=scope_extra(Scope.WRITE),
         route_class_override=_RecordsRoute,
+        dependencies=_JSON_BODY,
     )
 
-    @router.post(
-        "/reports",
-        response_model=ReportIngestResult,
-        responses={**_AUTH, **_BODY},
-        summary="Send a probe report; it is converted to evidence",
-        openapi_extra=scope_extra(Scope.WRITE),
-    )
     def post_report(
         submission: ReportSubmission,
         store: Store,
@@ -234,6 +330,18 @@ def _add_ingestion_routes(router: APIRouter, clock: Callable[[], datetime]) -> N
             raise ServiceError(
                 422, f"the report cannot be converted: {exc}", details=[detail]
             ) from exc
+
+    router.add_api_route(
+        "/reports",
+        post_report,
+        methods=["POST"],
+        response_model=ReportIngestResult,
+        responses={**_AUTH, **_BODY},
+        summary="Send a probe report; it is converted to evidence",
+        openapi_extra=scope_extra(Scope.WRITE),
+        dependencies=_JSON_BODY,
+        route_class_override=_ReportRoute,
+    )
 
 
 def _add_agent_routes(router: APIRouter) -> None:
@@ -357,4 +465,5 @@ def _add_review_routes(router: APIRouter, clock: Callable[[], datetime]) -> None
             summary=summary,
             openapi_extra=scope_extra(Scope.REVIEW),
             name=f"{action}_review",
+            dependencies=_JSON_BODY,
         )

@@ -18,7 +18,7 @@ from trustprobe.trust.tiers import Tier
 class TrustConfig(BaseModel):
     """Parameters of the composite trust score (every formula is in docs/trust.md)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     platinum_min: int = Field(default=900, ge=0, le=1000)
     """Lowest composite awarded platinum."""
