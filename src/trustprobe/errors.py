@@ -26,6 +26,12 @@ class ExitCode(IntEnum):
     nothing was written."""
     BIND_FAILED = 5
     """``serve`` could not listen on the address asked for (port in use, no permission)."""
+    INTERNAL_ERROR = 70
+    """trustprobe itself failed: an error it did not expect, printed with its traceback (a bug
+    to report). Never a gate's verdict: a CI step can tell the two apart (sysexits' EX_SOFTWARE)."""
+    SYSTEM_IO_FAILED = 74
+    """The system refused a read or a write trustprobe did not foresee (a full disk, a closed
+    pipe, a lost mount): its message is printed (sysexits' EX_IOERR)."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C after writing what had finished."""
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
+from typing import NoReturn
 
+import pytest
 from tests.cli.in_process import run_cli
 from tests.cli.test_score_cli import PROBES, write_jsonl
+
+from trustprobe.errors import ExitCode
+from trustprobe.scoring import Scorer
 
 RESPONSES = [
     {"probe_id": "c-0", "response": "Here is the summary: sales rose."},
@@ -67,3 +73,33 @@ def test_no_gate_no_gate_lines(tmp_path: Path) -> None:
     assert "gate" not in stderr
     assert json.loads(out.read_text())["gate"] is None
     assert "Gate" not in (tmp_path / "report.md").read_text()
+
+
+def _fail_scoring(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    def fail(*args: object, **kwargs: object) -> NoReturn:
+        raise error
+
+    monkeypatch.setattr(Scorer, "score_text", fail)
+
+
+def test_an_unexpected_error_is_not_a_failed_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bug exits 70 with its traceback, never 1: a CI step can tell "trustprobe broke" from
+    # "the agent failed the gate", and nothing is written.
+    _fail_scoring(monkeypatch, RuntimeError("scoring broke"))
+    code, stderr, out = _score(tmp_path, "--fail-under", "0.1")
+    assert code == ExitCode.INTERNAL_ERROR == 70
+    assert "Traceback (most recent call last)" in stderr
+    assert "internal error: RuntimeError: scoring broke (a bug in trustprobe" in stderr
+    assert not out.exists() and not list(tmp_path.glob("*.tmp*"))
+
+
+def test_the_system_refusing_a_write_is_named_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fail_scoring(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
+    code, stderr, out = _score(tmp_path)
+    assert code == ExitCode.SYSTEM_IO_FAILED == 74
+    assert "error: [Errno 28] No space left on device" in stderr
+    assert "Traceback" not in stderr and not out.exists()

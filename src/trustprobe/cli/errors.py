@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 from rich.markup import escape
 
 from trustprobe.cli.console import err_console
@@ -33,3 +35,26 @@ def report_error(error: TrustprobeError) -> ExitCode:
     """Print ``error: MESSAGE`` on stderr (plain in logs) and return its exit code."""
     err_console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
     return exit_code_for(error)
+
+
+def report_unexpected(error: Exception) -> ExitCode:
+    """Print an error trustprobe did not foresee and return its own exit code, never a gate's.
+
+    The system refusing a read or a write (a full disk, a closed pipe) is named in one line;
+    any other error is a bug in trustprobe, printed with its traceback for a report.
+    """
+    if isinstance(error, OSError):
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
+        return ExitCode.SYSTEM_IO_FAILED
+    err_console.print(
+        escape("".join(traceback.format_exception(error)).rstrip()), highlight=False, soft_wrap=True
+    )
+    err_console.print(
+        f"[bold red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))} "
+        "(a bug in trustprobe: please report it with the traceback above)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return ExitCode.INTERNAL_ERROR

@@ -93,6 +93,17 @@ def _take_verbosity(args: list[str]) -> tuple[list[str], bool, int]:
     return kept, quiet, verbose
 
 
+_COMMAND_LINE_EXITS = (
+    typer.Exit,
+    typer.Abort,
+    typer.exceptions.TyperException,  # usage errors and bad parameters
+    click.exceptions.ClickException,
+    click.exceptions.Exit,
+    click.exceptions.Abort,
+)
+"""What the command line raises on purpose: exits, aborts and usage errors, passed through."""
+
+
 class _LazyGroup(TyperGroup):
     """A root group that imports a command's module only when that command is used."""
 
@@ -142,13 +153,23 @@ class _LazyGroup(TyperGroup):
         return name, command, spread_values(rest, flags) if flags else rest
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; a :class:`TrustprobeError` exits with its code from one table."""
+        """Run the command; a :class:`TrustprobeError` exits with its code from one table.
+
+        Click's own exits and usage errors pass through; any other error exits with a code of
+        its own (70, or 74 for the system refusing a read or a write), never 1, a gate's.
+        """
         try:
             return super().invoke(ctx)
         except TrustprobeError as exc:
             from trustprobe.cli.errors import report_error
 
             raise typer.Exit(report_error(exc)) from exc
+        except _COMMAND_LINE_EXITS:
+            raise
+        except Exception as exc:
+            from trustprobe.cli.errors import report_unexpected
+
+            raise typer.Exit(report_unexpected(exc)) from exc
 
 
 app = typer.Typer(
