@@ -12,22 +12,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.cli.in_process import Cli, CliResult
+from tests.cli.in_process import Cli
+from tests.cli.test_attack_inputs import check_refused
 from tests.importers.fixtures import GARAK_REPORT
 from tests.sample_reports import sample_report
+from tests.trust.evidence_factory import record_fields
 
 from trustprobe.reports import Report, write_report_json
-
-
-def _flat(text: str) -> str:
-    return "".join(text.split())
-
-
-def _check_refused(result: CliResult, *expected: str) -> None:
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    for text in expected:
-        assert _flat(text) in _flat(result.stderr), result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +37,10 @@ def test_import_output_naming_the_input_keeps_the_input(cli: Cli, tmp_path: Path
     garak = tmp_path / "run.report.jsonl"
     shutil.copyfile(GARAK_REPORT, garak)
     before = garak.read_bytes()
-    _check_refused(cli("import", "garak", garak, "-a", "a", "-o", garak), "--output", str(garak))
+    check_refused(cli("import", "garak", garak, "-a", "a", "-o", garak), "--output", str(garak))
     # the same file by another spelling
     spelled = tmp_path / "." / "run.report.jsonl"
-    _check_refused(cli("import", "garak", garak, "-a", "a", "-o", spelled), "--output")
+    check_refused(cli("import", "garak", garak, "-a", "a", "-o", spelled), "--output")
     assert garak.read_bytes() == before
 
 
@@ -59,36 +50,29 @@ def test_import_rescore_over_the_input_keeps_the_input(cli: Cli, tmp_path: Path)
     before = garak.read_bytes()
     out = tmp_path / "evidence.jsonl"
     result = cli("import", "garak", garak, "-a", "a", "-o", out, "--rescore", tmp_path)
-    _check_refused(result, "--rescore", str(garak))
+    check_refused(result, "--rescore", str(garak))
     assert garak.read_bytes() == before
     assert not out.exists()
 
 
 def test_report_html_naming_the_report_keeps_it(cli: Cli, report: Path) -> None:
     before = report.read_bytes()
-    _check_refused(cli("report", report, "--html", report), "--html", str(report))
+    check_refused(cli("report", report, "--html", report), "--html", str(report))
     assert report.read_bytes() == before
 
 
 def test_trust_evidence_output_naming_the_report_keeps_it(cli: Cli, report: Path) -> None:
     before = report.read_bytes()
-    _check_refused(cli("trust", "evidence", report, "-a", "a", "-o", report), "--output")
+    check_refused(cli("trust", "evidence", report, "-a", "a", "-o", report), "--output")
     assert report.read_bytes() == before
 
 
 def test_trust_score_html_naming_the_evidence_keeps_it(cli: Cli, tmp_path: Path) -> None:
     evidence = tmp_path / "evidence.jsonl"
-    record = {
-        "id": "e-1",
-        "agent_id": "a",
-        "dimension": "safety",
-        "kind": "eval",
-        "observed_at": "2026-03-01T00:00:00Z",
-        "score": 50,
-    }
+    record = record_fields()
     evidence.write_text(json.dumps(record) + "\n")
     before = evidence.read_bytes()
-    _check_refused(cli("trust", "score", "-e", evidence, "-a", "a", "--html", evidence), "--html")
+    check_refused(cli("trust", "score", "-e", evidence, "-a", "a", "--html", evidence), "--html")
     assert evidence.read_bytes() == before
 
 
@@ -99,7 +83,7 @@ def test_diff_outputs_naming_an_input_keep_it(
     base = tmp_path / "base.json"
     shutil.copyfile(report, base)
     before = report.read_bytes()
-    _check_refused(cli("diff", base, report, flag, report), flag, str(report))
+    check_refused(cli("diff", base, report, flag, report), flag, str(report))
     assert report.read_bytes() == before
 
 
@@ -108,7 +92,7 @@ def test_diff_two_outputs_naming_one_file_is_refused(
 ) -> None:
     out = tmp_path / "out.txt"
     result = cli("diff", report, report, "--html", out, "--markdown", out)
-    _check_refused(result, "--markdown", "--html")
+    check_refused(result, "--markdown", "--html")
     assert not out.exists()
 
 
@@ -131,5 +115,5 @@ def test_an_agent_id_no_record_can_hold_is_exit_2(
         "evidence": ["trust", "evidence", report, "-a", agent, "-o", out],
         "score": ["trust", "score", "-e", evidence, "-a", agent],
     }[command]
-    _check_refused(cli(*args), "field '--agent'")
+    check_refused(cli(*args), "field '--agent'")
     assert not out.exists()

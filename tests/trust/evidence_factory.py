@@ -101,3 +101,20 @@ def operational(
 def everywhere(score: float, *, agent: str = "agent-a", age: float = 0.0) -> list[EvalEvidence]:
     """One eval of ``score`` in each of the 16 dimensions."""
     return [eval_score(d, score, agent=agent, age=age) for d in Dimension]
+
+
+def record_fields(**changes: Any) -> dict[str, Any]:
+    """An evaluation record as one line of an evidence file holds it, with ``changes``.
+
+    A change to ``None`` leaves that field out.
+    """
+    record: dict[str, Any] = {
+        "id": "e-1",
+        "agent_id": "a",
+        "dimension": "safety",
+        "kind": "eval",
+        "observed_at": "2026-03-01T00:00:00Z",
+        "score": 50,
+    }
+    record.update(changes)
+    return {k: v for k, v in record.items() if v is not None}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from tests.cli.in_process import Cli
-from tests.trust.evidence_factory import everywhere, jury
+from tests.trust.evidence_factory import everywhere, jury, record_fields
 from typer.testing import CliRunner
 
 from trustprobe.cli.main import app
@@ -140,14 +140,7 @@ def test_record_exits_with_the_code_its_help_names_for_a_refused_record(
 ) -> None:
     database = ["--database-url", f"sqlite:///{tmp_path / 'store.db'}"]
     assert cli("db", "upgrade", *database).returncode == 0
-    record = {
-        "id": "e-1",
-        "agent_id": "a",
-        "dimension": "safety",
-        "kind": "eval",
-        "observed_at": "2026-03-01T00:00:00Z",
-        "score": 50,
-    }
+    record = record_fields()
     first, changed = tmp_path / "first.jsonl", tmp_path / "changed.jsonl"
     first.write_text(json.dumps(record) + "\n")
     changed.write_text(json.dumps({**record, "score": 60}) + "\n")
