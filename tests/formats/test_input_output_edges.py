@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,3 +87,38 @@ def test_json_inputs_with_a_bom_are_read(tmp_path: Path) -> None:
     weights.write_bytes(UTF8_BOM + b'{"accuracy": 0.15, "reliability": 0.06}')
     resolved = resolve_weights(TrustConfig(), override_path=weights, environ={})
     assert resolved.weights[Dimension.ACCURACY] == 0.15
+
+
+def piped(args: list[str | Path], data: bytes, home: Path) -> subprocess.CompletedProcess[bytes]:
+    """``trustprobe ARGS`` in a process of its own, ``data`` on its stdin through a pipe."""
+    command = [sys.executable, "-m", "trustprobe", *map(str, args)]
+    env = {**os.environ, "TRUSTPROBE_HOME": str(home)}
+    return subprocess.run(command, input=data, capture_output=True, env=env, check=False)
+
+
+def test_evidence_is_read_from_a_pipe(cli: Cli, tmp_path: Path) -> None:
+    path = write_evidence(tmp_path / "e.jsonl", everywhere(80.0)[:3])
+    args = ["trust", "score", "--agent", "agent-a", "--as-of", AS_OF, "--json"]
+    expected = cli(*args, "-e", path)
+    result = piped([*args, "-e", "/dev/stdin"], path.read_bytes(), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode() == expected.stdout
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    assert cli("db", "upgrade", "--database-url", store).returncode == 0
+    record = ["trust", "record", "--database-url", store, "-e", "/dev/stdin"]
+    result = piped(record, path.read_bytes(), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert b"accepted 3" in result.stdout
+
+
+def test_responses_are_read_from_a_pipe(tmp_path: Path) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
+    data = write_jsonl(tmp_path / "responses.jsonl", RESPONSES).read_bytes()
+    out = tmp_path / "r.json"
+    result = piped(["score", "-p", probes, "-r", "/dev/stdin", "-o", out], data, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(out.read_text())["cases"]) == len(RESPONSES)
+    args = ["score", "-p", probes, "-r", "/dev/stdin", "--engine", "dask", "-o", out]
+    result = piped(args, data, tmp_path)
+    assert result.returncode == 2
+    assert b"not stdin or a pipe: pass a file" in result.stderr

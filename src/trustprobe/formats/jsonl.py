@@ -70,9 +70,10 @@ class JsonlFile(RecordFile):
         (offsets still count it).
         """
         with self._open() as handle:
-            handle.seek(start)
             offset, number = start, first
-            if not start:
+            if start:
+                handle.seek(start)
+            else:  # no seek: a pipe (``-e /dev/stdin``, ``<(...)``) reads from its start
                 head = handle.readline()
                 if not head or (stop is not None and stop <= 0):
                     return
