@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from tests.trust.evidence_factory import everywhere
 from tests.trust.test_cli import AS_OF, REPORT_PATH, write_evidence
 
 from trustprobe.errors import InputError
-from trustprobe.formats import JsonlFile, read_jsonl
+from trustprobe.formats import JsonlFile, atomic_write_text, read_jsonl
 from trustprobe.reports import read_report
 from trustprobe.trust import Dimension, TrustConfig, resolve_weights
 
@@ -122,3 +124,40 @@ def test_responses_are_read_from_a_pipe(tmp_path: Path) -> None:
     result = piped(args, data, tmp_path)
     assert result.returncode == 2
     assert b"not stdin or a pipe: pass a file" in result.stderr
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_outputs_get_the_mode_a_plain_write_gives(
+    cli: Cli, tmp_path: Path, umask_022: None
+) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
+    responses = write_jsonl(tmp_path / "responses.jsonl", RESPONSES)
+    outputs = [tmp_path / "r.json", tmp_path / "r.md", tmp_path / "r.html"]
+    result = cli("score", "-p", probes, "-r", responses, "-o", outputs[0], "--markdown",
+                 outputs[1], "--html", outputs[2])  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert [stat.S_IMODE(p.stat().st_mode) for p in outputs] == [0o644] * 3
+    atomic_write_text(tmp_path / "plain.txt", "x")
+    assert stat.S_IMODE((tmp_path / "plain.txt").stat().st_mode) == 0o644
+    os.umask(0o007)
+    atomic_write_text(tmp_path / "group.txt", "x")
+    assert stat.S_IMODE((tmp_path / "group.txt").stat().st_mode) == 0o660
+
+
+def test_a_replaced_output_keeps_its_mode(cli: Cli, tmp_path: Path, umask_022: None) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
+    responses = write_jsonl(tmp_path / "responses.jsonl", RESPONSES)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    for path, mode in ((out, 0o640), (md, 0o664)):
+        path.write_text("old")
+        path.chmod(mode)
+    result = cli("score", "-p", probes, "-r", responses, "-o", out, "--markdown", md)
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() != "old"
+    assert [stat.S_IMODE(p.stat().st_mode) for p in (out, md)] == [0o640, 0o664]

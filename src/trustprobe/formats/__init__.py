@@ -1,6 +1,12 @@
 """Reading and writing the project's file formats safely."""
 
-from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text, writable_target
+from trustprobe.formats.atomic import (
+    atomic_write_bytes,
+    atomic_write_text,
+    output_mode,
+    temporary_beside,
+    writable_target,
+)
 from trustprobe.formats.canonical import SMALL_DECIMALS, canonical_json, sha256_hex
 from trustprobe.formats.jsonl import (
     UTF8_BOM,
@@ -52,6 +58,7 @@ __all__ = [
     "entering",
     "expand_paths",
     "open_records",
+    "output_mode",
     "read_jsonl",
     "read_yaml",
     "repair_strings",
@@ -59,6 +66,7 @@ __all__ = [
     "row_group_block_starts",
     "sha256_hex",
     "show_invisible",
+    "temporary_beside",
     "utc_text",
     "validation_error_to_input_error",
     "without_bom",
