@@ -161,3 +161,23 @@ def test_a_replaced_output_keeps_its_mode(cli: Cli, tmp_path: Path, umask_022: N
     assert result.returncode == 0, result.stderr
     assert out.read_text() != "old"
     assert [stat.S_IMODE(p.stat().st_mode) for p in (out, md)] == [0o640, 0o664]
+
+
+def test_an_output_through_a_symlink_replaces_the_file_it_names(cli: Cli, tmp_path: Path) -> None:
+    probes = write_jsonl(tmp_path / "probes.jsonl", PROBES)
+    responses = write_jsonl(tmp_path / "responses.jsonl", RESPONSES)
+    (tmp_path / "shared").mkdir()
+    real_out, real_md = tmp_path / "shared" / "r.json", tmp_path / "shared" / "r.md"
+    real_out.write_text("old")
+    out, md, dangling = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "n.txt"
+    out.symlink_to(real_out)
+    md.symlink_to(Path("shared") / "r.md")  # relative, and its file not written yet
+    dangling.symlink_to(tmp_path / "shared" / "n.txt")
+    result = cli("score", "-p", probes, "-r", responses, "-o", out, "--markdown", md)
+    assert result.returncode == 0, result.stderr
+    atomic_write_text(dangling, "new")
+    assert out.is_symlink() and md.is_symlink() and dangling.is_symlink()
+    assert len(json.loads(real_out.read_text())["cases"]) == len(RESPONSES)
+    assert real_md.read_text().startswith("#")
+    assert (tmp_path / "shared" / "n.txt").read_text() == "new"
+    assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == ["n.txt", "r.json", "r.md"]

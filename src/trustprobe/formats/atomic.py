@@ -13,10 +13,15 @@ from trustprobe.errors import InputError
 def writable_target(path: str | Path) -> Path:
     """``path`` as a file that can be written: not a directory, its folder created.
 
+    A symbolic link is followed to the file it names, as editors do: the file is replaced and
+    the link stays a link (renamed onto, it would become a plain file).
+
     Raises:
         InputError: ``path`` is a directory, or its folder cannot be created.
     """
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     if target.is_dir():
         raise InputError("is a directory: name a file to write", path=target)
     try:
