@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -82,6 +83,18 @@ def read_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[list[str], dict[s
         with open(spooled, "wb") as handle:
             shutil.copyfileobj(sys.stdin.buffer, handle, length=1 << 20)
         yield [spooled if p == STDIO else p for p in expanded], {spooled: STDIN_NAME}
+
+
+def is_stream(path: str | Path) -> bool:
+    """Whether ``path`` names a pipe or a terminal, not a file (``/dev/stdin``, ``<(...)``).
+
+    Such a path reads once, from the start, and only in this process.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def is_stdout(path: Path | None) -> bool:

@@ -69,7 +69,7 @@ def _body(text: str | None) -> Any:
     source = text
     if text.startswith("@"):
         try:
-            source = Path(text[1:]).read_text(encoding="utf-8")
+            source = Path(text[1:]).read_text(encoding="utf-8-sig")
         except OSError as exc:
             raise InputError(f"cannot read body template: {exc}", field="--body") from exc
     try:

@@ -30,6 +30,7 @@ from trustprobe.cli.file_options import (
     STDIN_NAME,
     check_stdout_outputs,
     is_stdout,
+    is_stream,
     read_inputs,
 )
 from trustprobe.cli.judge_options import (
@@ -122,8 +123,11 @@ def score(
     to_stdout = check_stdout_outputs(output, markdown, html)
     if on_cluster and is_stdout(output):
         raise InputError("--engine dask writes --output to a file; give a path", field="--output")
-    if on_cluster and STDIO in responses:
-        raise InputError("--engine dask reads --responses from files, not stdin", field="-r")
+    if on_cluster and any(p == STDIO or is_stream(p) for p in responses):
+        raise InputError(
+            "--engine dask reads --responses from files, not stdin or a pipe: pass a file",
+            field="-r",
+        )
     with clock.stage("loading"):
         probe_paths, rule_paths = expand_paths(probes), expand_paths(rules)
         probe_list = load_probes(probe_paths)

@@ -304,7 +304,7 @@ def read_verdict_corpus(path: str | Path) -> list[VerdictRow]:
     """Read a verdict corpus: JSONL records with the fields of :data:`CORPUS_FIELDS`."""
     source = Path(path)
     try:
-        lines = source.read_text(encoding="utf-8").splitlines()
+        lines = source.read_text(encoding="utf-8-sig").splitlines()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=source) from exc
     rows: list[VerdictRow] = []

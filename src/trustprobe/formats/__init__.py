@@ -1,8 +1,21 @@
 """Reading and writing the project's file formats safely."""
 
-from trustprobe.formats.atomic import atomic_write_bytes, atomic_write_text, writable_target
+from trustprobe.formats.atomic import (
+    atomic_write_bytes,
+    atomic_write_text,
+    output_mode,
+    temporary_beside,
+    writable_target,
+)
 from trustprobe.formats.canonical import SMALL_DECIMALS, canonical_json, sha256_hex
-from trustprobe.formats.jsonl import JsonlFile, JsonLine, decode_jsonl_line, read_jsonl
+from trustprobe.formats.jsonl import (
+    UTF8_BOM,
+    JsonlFile,
+    JsonLine,
+    decode_jsonl_line,
+    read_jsonl,
+    without_bom,
+)
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
 from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
 from trustprobe.formats.record_file import Record, RecordFile
@@ -35,6 +48,7 @@ __all__ = [
     "STDIO",
     "STORED_CONTEXT",
     "StorableText",
+    "UTF8_BOM",
     "atomic_write_bytes",
     "atomic_write_text",
     "canonical_json",
@@ -44,6 +58,7 @@ __all__ = [
     "entering",
     "expand_paths",
     "open_records",
+    "output_mode",
     "read_jsonl",
     "read_yaml",
     "repair_strings",
@@ -51,7 +66,9 @@ __all__ = [
     "row_group_block_starts",
     "sha256_hex",
     "show_invisible",
+    "temporary_beside",
     "utc_text",
     "validation_error_to_input_error",
+    "without_bom",
     "writable_target",
 ]

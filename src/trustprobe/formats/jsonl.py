@@ -14,6 +14,17 @@ from trustprobe.errors import InputError
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.text import may_hold_surrogate_escape, repair_strings
 
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The byte order mark some editors (Notepad, Excel) write at the start of a UTF-8 file."""
+
+
+def without_bom(first: bytes) -> bytes:
+    """A file's first bytes without a leading UTF-8 byte order mark (only ever the first line's).
+
+    Byte offsets stay those of the file: a reader counts the mark's three bytes itself.
+    """
+    return first[len(UTF8_BOM) :] if first.startswith(UTF8_BOM) else first
+
 
 @dataclass(frozen=True)
 class JsonLine:
@@ -30,6 +41,8 @@ class JsonlFile(RecordFile):
     """A JSONL file as records: one per non-blank line, numbered by line, placed by byte."""
 
     unit = "line"
+    _bom = 0
+    """Bytes of the byte order mark left out of the first line, once it has been read."""
 
     def records(
         self,
@@ -43,7 +56,8 @@ class JsonlFile(RecordFile):
         for number, offset, raw in self.lines(start, stop, first):
             decoded = decode_jsonl_line(raw, self.name, number)
             if decoded is not None:
-                yield Record(number, offset, offset + len(raw), *decoded)
+                end = offset + len(raw) + (0 if offset else self._bom)
+                yield Record(number, offset, end, *decoded)
 
     def lines(
         self, start: int = 0, stop: int | None = None, first: int = 1
@@ -52,10 +66,21 @@ class JsonlFile(RecordFile):
 
         For readers that validate a line's bytes straight into a model and decode it with
         :func:`decode_jsonl_line` only when that fails (to name the error or repair UTF-8).
+        A byte order mark at the start of the file is left out of the first line's bytes
+        (offsets still count it).
         """
         with self._open() as handle:
-            handle.seek(start)
             offset, number = start, first
+            if start:
+                handle.seek(start)
+            else:  # no seek: a pipe (``-e /dev/stdin``, ``<(...)``) reads from its start
+                head = handle.readline()
+                if not head or (stop is not None and stop <= 0):
+                    return
+                raw = without_bom(head)
+                self._bom = len(head) - len(raw)
+                yield number, offset, raw
+                offset, number = len(head), number + 1
             for raw in handle:
                 if stop is not None and offset >= stop:
                     return
@@ -72,10 +97,15 @@ class JsonlFile(RecordFile):
         """
         with self._open(buffering=max(size, io.DEFAULT_BUFFER_SIZE)) as handle:
             number, offset = 1, 0
-            while lines := handle.readlines(size):
-                yield number, offset, lines
+            if (lines := handle.readlines(size)) and lines[0].startswith(UTF8_BOM):
+                lines[0] = without_bom(lines[0])
+                offset = len(UTF8_BOM)  # the first line's offset stays 0; the next ones count it
+                self._bom = len(UTF8_BOM)
+            while lines:
+                yield number, 0 if number == 1 else offset, lines
                 number += len(lines)
                 offset += sum(map(len, lines))
+                lines = handle.readlines(size)
 
     def records_at(self, places: Sequence[tuple[int, int]]) -> Iterator[Record]:
         """The lines at ``(line number, byte offset)`` places, in the order given."""
@@ -83,10 +113,14 @@ class JsonlFile(RecordFile):
             for number, offset in places:
                 handle.seek(offset)
                 raw = handle.readline()
+                if not offset:
+                    head, raw = raw, without_bom(raw)
+                    self._bom = len(head) - len(raw)
                 decoded = decode_jsonl_line(raw, self.name, number)
                 if decoded is None:
                     raise self.error("line changed since it was indexed", number)
-                yield Record(number, offset, offset + len(raw), *decoded)
+                end = offset + len(raw) + (0 if offset else self._bom)
+                yield Record(number, offset, end, *decoded)
 
     def block_starts(self, block_records: int) -> Container[int]:
         """Every ``block_records``-th record: lines have no grouping of their own."""

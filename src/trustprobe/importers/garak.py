@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from trustprobe.errors import InputError
-from trustprobe.formats import decode_jsonl_line
+from trustprobe.formats import decode_jsonl_line, without_bom
 from trustprobe.importers.models import Outcome, ToolFile, parse_time
 from trustprobe.reports import NON_FINITE, non_finite_field
 
@@ -106,7 +106,7 @@ class GarakReport(ToolFile):
         with self._open(name) as handle:
             for number, raw in enumerate(handle, start=1):
                 self._hash.update(raw)
-                entry = _decode(raw, name, number)
+                entry = _decode(raw if number > 1 else without_bom(raw), name, number)
                 if entry is None:
                     continue
                 seen = True

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import IO
 
 from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
-from trustprobe.formats import canonical_json, sha256_hex
+from trustprobe.formats import canonical_json, sha256_hex, temporary_beside, writable_target
 from trustprobe.importers.mapping import FamilyEntry
 from trustprobe.importers.models import Agreement, Disagreement, Outcome
 from trustprobe.probes import Probe, Severity
@@ -149,12 +148,11 @@ def rescoring(tool: str, directory: Path) -> Iterator[Rescorer]:
         raise InputError(f"cannot write here: {exc.strerror}", path=directory) from exc
     handles: dict[str, IO[str]] = {}
     temporaries: dict[str, str] = {}
+    targets: dict[str, Path] = {}
     try:
         for name in RESCORE_FILES:
-            try:
-                fd, temporaries[name] = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
-            except OSError as exc:
-                raise InputError(f"cannot write here: {exc.strerror}", path=directory) from exc
+            targets[name] = writable_target(directory / name)
+            fd, temporaries[name] = temporary_beside(targets[name])
             handles[name] = os.fdopen(fd, "w", encoding="utf-8")
         yield Rescorer(tool, handles)
     except BaseException:
@@ -164,4 +162,4 @@ def rescoring(tool: str, directory: Path) -> Iterator[Rescorer]:
         raise
     for name, handle in handles.items():
         handle.close()
-        os.replace(temporaries[name], directory / name)
+        os.replace(temporaries[name], targets[name])

@@ -14,12 +14,11 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from trustprobe.formats import writable_target
+from trustprobe.formats import temporary_beside, writable_target
 from trustprobe.metrics import MetricsPartial, RunMetrics, finalize_metrics
 from trustprobe.observability import Observability
 from trustprobe.reports.models import Gate, Provenance, Report
@@ -139,9 +138,7 @@ class ReportStream:
         self._point_chunks = 0
 
     def _temporary(self, role: str) -> BinaryIO:
-        fd, name = tempfile.mkstemp(
-            prefix=f".{self.output.name}.{role}.", suffix=".tmp", dir=self.output.parent
-        )
+        fd, name = temporary_beside(self.output, role)
         handle = os.fdopen(fd, "w+b")
         self._files.append((handle, name))
         return handle

@@ -98,7 +98,7 @@ def load_trust_config(path: str | Path) -> TrustConfig:
     """Read a :class:`TrustConfig` from a JSON or YAML mapping, naming the bad field on error."""
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=source) from exc
     try:

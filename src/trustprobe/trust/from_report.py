@@ -73,7 +73,7 @@ def load_category_mapping(path: str | Path) -> CategoryMapping:
     """Read a mapping file (JSON or YAML); its ``categories`` are merged over the defaults."""
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8-sig")
         data: Any = (
             yaml.safe_load(text) if source.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
         )

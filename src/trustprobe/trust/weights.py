@@ -58,7 +58,7 @@ class WeightSet:
 
 def _read_override(path: Path) -> dict[Dimension, float]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise InputError(f"cannot read weight override: {exc.strerror}", path=path) from exc
     try:
