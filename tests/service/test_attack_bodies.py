@@ -21,6 +21,7 @@ from sqlalchemy import text
 
 from tests.sample_reports import report_of, sample_report
 from tests.service.conftest import NOW, Keys, bearer
+from tests.trust.evidence_factory import record_fields
 from trustprobe.store import TrustStore
 
 TABLES = ("organisations", "agents", "evidence", "probe_runs", "score_history", "reviews")
@@ -28,16 +29,7 @@ BIG = int("9" * 300)
 
 
 def _record(**changes: Any) -> dict[str, Any]:
-    record = {
-        "id": "e-1",
-        "agent_id": "victim",
-        "dimension": "safety",
-        "kind": "eval",
-        "observed_at": "2026-03-01T00:00:00Z",
-        "score": 50,
-    }
-    record.update(changes)
-    return {k: v for k, v in record.items() if v is not None}
+    return record_fields(**{"agent_id": "victim", **changes})
 
 
 def _operational(**changes: Any) -> dict[str, Any]:
