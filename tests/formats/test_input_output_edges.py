@@ -43,6 +43,11 @@ def test_jsonl_reader_skips_a_leading_bom_and_keeps_lines_and_offsets(tmp_path: 
     assert [(r.start, r.stop) for r in records] == [(0, 12), (12, 21)]
     assert [r.data for r in JsonlFile(path).records_at([(2, 12), (1, 0)])] == [{"b": 2}, {"a": 1}]
     assert [offset for _, offset, _ in file.batches(4)] == [0, 12]
+    # In one batch too, each line's offset is its batch's plus the lines before it in the batch.
+    assert [(first, offset, len(lines)) for first, offset, lines in file.batches()] == [
+        (1, 0, 1),
+        (2, 12, 1),
+    ]
     assert b"".join(line for _, _, batch in file.batches() for line in batch) == (
         b'{"a": 1}\n{"b": 2}\n'
     )

@@ -98,11 +98,15 @@ class JsonlFile(RecordFile):
         with self._open(buffering=max(size, io.DEFAULT_BUFFER_SIZE)) as handle:
             number, offset = 1, 0
             if (lines := handle.readlines(size)) and lines[0].startswith(UTF8_BOM):
-                lines[0] = without_bom(lines[0])
-                offset = len(UTF8_BOM)  # the first line's offset stays 0; the next ones count it
+                # The first line goes alone, without the mark: a batch's lines follow its
+                # offset byte for byte, and the second line starts after the mark's bytes too.
                 self._bom = len(UTF8_BOM)
+                head = lines.pop(0)
+                yield number, offset, [without_bom(head)]
+                number, offset = 2, len(head)
+                lines = lines or handle.readlines(size)
             while lines:
-                yield number, 0 if number == 1 else offset, lines
+                yield number, offset, lines
                 number += len(lines)
                 offset += sum(map(len, lines))
                 lines = handle.readlines(size)
