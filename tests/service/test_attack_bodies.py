@@ -104,18 +104,20 @@ RAW_BODIES = {
 }
 
 
+@pytest.mark.parametrize("route", ["/v1/evidence", "/v1/reports"])
 @pytest.mark.parametrize(("raw", "headers", "status"), RAW_BODIES.values(), ids=RAW_BODIES.keys())
 def test_undecodable_bodies_are_4xx_and_store_nothing(
     client: httpx.Client,
     keys: Keys,
     store: TrustStore,
+    route: str,
     raw: bytes,
     headers: dict[str, str],
     status: int,
 ) -> None:
     before = _counts(store)
     answer = client.post(
-        "/v1/evidence",
+        route,
         content=raw,
         headers={**bearer(keys.write), "Content-Type": "application/json", **headers},
     )
