@@ -4,9 +4,8 @@ Nobody holds every case: a scoring run (in process, chunk by chunk, or on a clus
 block by block) renders its cases and points as JSON text, a line each at their depth
 (:func:`~trustprobe.reports.writers.render_items`, re-exported here), the writer appends the
 text in order, and the rest of the report (metrics, observability summaries, warnings) is
-spliced in around it at the end. Everything
-goes to temporary files in the output's directory and the report appears only by an atomic
-rename after an fsync, so a failed run leaves no file.
+spliced in around it at the end. The report goes to a temporary file in the output's directory
+and appears only by an atomic rename after an fsync, so a failed run leaves no file.
 """
 
 from __future__ import annotations
@@ -130,7 +129,9 @@ class ReportStream:
         self._head = _head(head)
         self._files: list[tuple[BinaryIO, str]] = []
         self._report = self._temporary("report")
-        self._points = self._temporary("points")
+        # Points come last, after the observability is fitted, in a block or a few already in
+        # memory: kept as they are and written once at the end, not through a file of their own.
+        self._points: list[bytes] = []
         self._report.write(self._head.encode("utf-8"))
         self.cases = 0
         self.points = 0
@@ -152,8 +153,7 @@ class ReportStream:
             self._case_chunks += 1
             self.cases += cases
         if points:
-            self._points.write(b",\n" if self._point_chunks else b"\n")
-            self._points.write(points_json)
+            self._points += (b",\n" if self._point_chunks else b"\n", points_json)
             self._point_chunks += 1
             self.points += points
 
@@ -193,8 +193,8 @@ class ReportStream:
         else:
             middle, tail = _split(rest, POINTS_MARKER)
             self._report.write(close + middle.encode("utf-8"))
-            self._points.seek(0)
-            shutil.copyfileobj(self._points, self._report, length=1 << 20)
+            for block in self._points:
+                self._report.write(block)
             closing = b"\n" + b" " * (2 * INDENT) + b"]" if self._point_chunks else b"]"
             self._report.write(closing + tail.encode("utf-8"))
         self._report.flush()
