@@ -29,7 +29,7 @@ DECLINE_TABLE = (
         "She said it in passing. Final Answer: no.",  # the label within a line
         "Final Answer: the label opens no trace here.",
         "Thought: a trace whose final answer is empty.\nFinal Answer:   ",
-        "Thought: x\nFinal Answer: y\n" + "| a |\n|-|\n" * (LAYOUT_MAX_CHARS // 10),  # too long
+        "| a |\n|-|\n" * (LAYOUT_MAX_CHARS // 10 + 1),  # too long to read its tables
     ],
 )
 def test_other_text_is_read_as_it_stands(text: str) -> None:
@@ -70,6 +70,8 @@ def test_a_trace_reads_final_answer_first() -> None:
     )
     assert trace_at(read.encode()) == read.index("\n\nThought:")
     assert trace_at(b"I can't help with this.\n\nIt is a crime.") == -1
+    long_trace = "Thought: x\nObservation: " + "y " * LAYOUT_MAX_CHARS + "\nFinal Answer: No."
+    assert layout_text(long_trace).startswith("No.\n\nThought: x")  # at any length
 
 
 def test_the_reading_step_reads_layouts_after_json() -> None:

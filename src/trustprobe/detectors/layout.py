@@ -24,8 +24,8 @@ Only the reading of the response's text changes, as for an answer wrapped in JSO
 
 Most answers hold none of these: nothing is read line by line unless the text holds a table's
 delimiter ("|-" or "|:-", spaces allowed) or a code fence, a final answer is looked for only
-in a text that opens on a trace's label, and an answer longer than :data:`LAYOUT_MAX_CHARS` is
-read as it stands.
+in a text that opens on a trace's label, and the tables and comments of an answer longer than
+:data:`LAYOUT_MAX_CHARS` are read as they stand.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-LAYOUT_MAX_CHARS = 32_768
-"""Longer answers are read as they stand: reading a layout is a pass over each line in Python,
-and an answer this long is read for its content, not for a decline laid out in a table."""
+LAYOUT_MAX_CHARS = 16_384
+"""Longer answers' tables and comments are read as they stand: reading them is a pass over each
+line in Python, and an answer this long is read for its content, not for a decline laid out in a
+table. A trace is read final answer first at any length (a search from the end and a slice)."""
 _FENCE = "```"
 _TABLE_MARKS = ("|-", "|:", "| -", "| :")
 """What a table's delimiter row holds; a text without any of them holds no table."""
@@ -50,7 +51,12 @@ _SENTENCE_END = frozenset(".!?:;")
 _FINAL = "Final Answer:"
 _TRACE_LABELS = ("Thought:", "Plan:", "Action:", "Observation:", "Question:")
 """How an agent's printed trace opens (the ReAct loop's labels)."""
-_TRACE_PARAGRAPHS = tuple(b"\n\n" + label.encode() for label in _TRACE_LABELS)
+_TRACE_LEADS = frozenset(label[0] for label in _TRACE_LABELS) | frozenset(" \t\r\n")
+"""What a trace's first character may be: a label's first letter, or white space before it."""
+TRACE_PARAGRAPH = r"\n\n(?:" + "|".join(re.escape(label) for label in _TRACE_LABELS) + ")"
+"""A paragraph opening on a trace's label: where the trace stands after the final answer (the
+intent reading finds it in the rules' one pass, :func:`trace_at` then places it)."""
+_TRACE_PARAGRAPH = re.compile(TRACE_PARAGRAPH.encode())
 
 
 def layout_parameters() -> dict[str, object]:
@@ -62,6 +68,7 @@ def layout_parameters() -> dict[str, object]:
         "item": _ITEM.pattern,
         "final": _FINAL,
         "trace_labels": list(_TRACE_LABELS),
+        "trace_paragraph": TRACE_PARAGRAPH,
     }
 
 
@@ -71,14 +78,13 @@ def layout_text(text: str) -> str:
     ``text`` itself unless it is an agent's printed trace or holds a markdown table or a code
     block of comments only; then the text with each read as its words (see the module).
     """
+    if text[:1] in _TRACE_LEADS and text.lstrip().startswith(_TRACE_LABELS):
+        text = _final_answer_first(text)
     if len(text) > LAYOUT_MAX_CHARS:
         return text
-    if text.startswith(_TRACE_LABELS) or (
-        text[:1].isspace() and text.lstrip().startswith(_TRACE_LABELS)
-    ):
-        text = _final_answer_first(text)
+    # A search for one character is a memchr: most answers hold no "|" and no backtick.
     tables = "|" in text and any(mark in text for mark in _TABLE_MARKS)
-    fences = _FENCE in text
+    fences = "`" in text and _FENCE in text
     if not tables and not fences:
         return text
     lines = text.split("\n")
@@ -107,10 +113,8 @@ def trace_at(data: bytes) -> int:
     The trace is the paragraph that opens on one of its labels after the final answer
     (:func:`layout_text`); an answer without one has no trace.
     """
-    if b"\n\n" not in data:
-        return -1
-    found = [data.find(label) for label in _TRACE_PARAGRAPHS]
-    return min((at for at in found if at > 0), default=-1)
+    found = _TRACE_PARAGRAPH.search(data)
+    return -1 if found is None else found.start()
 
 
 def _read(lines: list[str], tables: bool, fences: bool) -> Iterator[str]:
