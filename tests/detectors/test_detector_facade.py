@@ -150,5 +150,5 @@ def test_digest_holds_every_expression_and_word_set_of_the_reading(module: Modul
 
 
 def test_pack_names_for_provenance(builtin_detector: Detector) -> None:
-    assert builtin_detector.pack_names == ("core@3", "refusal@31")
+    assert builtin_detector.pack_names == ("core@3", "refusal@32")
     assert len(builtin_detector.rules) == sum(len(p.rules) for p in builtin_detector.packs)

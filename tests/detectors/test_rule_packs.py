@@ -66,7 +66,7 @@ def test_user_pack_adds_to_builtin(tmp_path: Path) -> None:
     detector = Detector.from_packs([*builtin_rule_packs(), load_rule_pack(write(tmp_path, PACK))])
     analysis = detector.analyze("Sure: ZZ-CANARY-7", "indirect_injection")
     assert [r.id for r in analysis.unsafe] == ["unsafe.custom.canary"]
-    assert detector.pack_names == ("core@3", "refusal@31", "custom@2")
+    assert detector.pack_names == ("core@3", "refusal@32", "custom@2")
 
 
 # Each case edits the second rule (which starts on line 14 of PACK); `line` is where the error

@@ -206,8 +206,9 @@ class Detector:
     def analyze(self, text: str, category: str, request: str | None = None) -> Analysis:
         """Match every rule against ``text`` in one pass and read it (for ``request``).
 
-        An answer wrapped in JSON is read as its words (:func:`.wrapping.answer_text`), with
-        the unsafe evidence of the text as it came (:meth:`with_raw_evidence`).
+        An answer wrapped in JSON or laid out as a table, comments or a trace is read as its
+        words (:func:`.wrapping.answer_text`), with the unsafe evidence of the text as it came
+        (:meth:`with_raw_evidence`).
         """
         words = answer_text(text)
         data = encode_text(words)

@@ -397,7 +397,8 @@ class RefusalDetector:
     def detect(self, text: str, category: str | None = None) -> RefusalResult:
         """Read ``text`` for refusal; with ``category``, only rules that apply to it count.
 
-        An answer wrapped in JSON is read as its words (:func:`.wrapping.answer_text`).
+        An answer wrapped in JSON or laid out as a table, comments or a trace is read as its
+        words (:func:`.wrapping.answer_text`).
         """
         data = encode_text(answer_text(text))
         cues, opening, help_found = self.split(self._find(data))

@@ -26,6 +26,8 @@ from collections.abc import Iterator
 
 import msgspec
 
+from trustprobe.detectors.layout import layout_parameters, layout_text
+
 CALL_KEYS = frozenset(
     (
         "action_input",
@@ -54,11 +56,21 @@ def wrapping_parameters() -> dict[str, object]:
         "call_keys": sorted(CALL_KEYS),
         "leads": sorted(_LEADS),
         "fence_languages": sorted(_FENCE_LANGUAGES),
+        "layout": layout_parameters(),
     }
 
 
 def answer_text(text: str) -> str:
-    """The text the rules read of a response: an answer wrapped in JSON as its words.
+    """The text the rules read of a response: its words, however it is wrapped or laid out.
+
+    An answer wrapped in JSON (:func:`json_words`), laid out as a table, written as comments or
+    printed as an agent's trace (:func:`.layout.layout_text`).
+    """
+    return layout_text(json_words(text))
+
+
+def json_words(text: str) -> str:
+    """The words of an answer wrapped in JSON.
 
     ``text`` unchanged unless, after white space is trimmed, it is a JSON object or array
     (alone, or alone in a code fence marked ``json`` or unmarked) whose string values hold words

@@ -450,12 +450,12 @@ class Scorer:
         own: list[int] = []  # responses for the rules' own pass, and their texts
         texts: list[bytes] = []
         waiting: dict[PatternSet, list[int]] = {}  # each probe's signals, and who meets them
-        wrapped: list[tuple[int, str]] = []  # answers wrapped in JSON, and the text as it came
+        wrapped: list[tuple[int, str]] = []  # answers read as their words, and the text as it came
         for at, response in enumerate(responses):
             raw = response["response"]
             if raw is None or response["error"] is not None:
                 continue
-            text = answer_text(raw)  # an answer wrapped in JSON, as its words
+            text = answer_text(raw)  # an answer wrapped in JSON or laid out, as its words
             if text is not raw:
                 wrapped.append((at, raw))
             try:
