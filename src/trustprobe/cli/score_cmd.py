@@ -26,13 +26,7 @@ from trustprobe.cli.engine_options import (
     engine_option,
     wants_cluster,
 )
-from trustprobe.cli.file_options import (
-    STDIN_NAME,
-    check_stdout_outputs,
-    is_stdout,
-    is_stream,
-    read_inputs,
-)
+from trustprobe.cli.file_options import check_stdout_outputs, is_stdout, read_inputs
 from trustprobe.cli.judge_options import (
     CACHE_DIR_NAME,
     JUDGE_BASE_URL_OPTION,
@@ -44,7 +38,7 @@ from trustprobe.cli.judge_options import (
     JudgeRequest,
 )
 from trustprobe.errors import InputError
-from trustprobe.formats import STDIO
+from trustprobe.formats import STDIN_NAME, STDIO, is_stream
 
 if TYPE_CHECKING:
     from trustprobe.detectors import RulePack
@@ -127,6 +121,11 @@ def score(
         raise InputError(
             "--engine dask reads --responses from files, not stdin or a pipe: pass a file",
             field="-r",
+        )
+    if [*probes, *responses].count(STDIO) > 1:
+        raise InputError(
+            "standard input ('-') can be read only once: give --probes or --responses as a file",
+            path=STDIO,
         )
     with clock.stage("loading"):
         probe_paths, rule_paths = expand_paths(probes), expand_paths(rules)

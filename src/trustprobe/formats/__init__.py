@@ -17,7 +17,14 @@ from trustprobe.formats.jsonl import (
     without_bom,
 )
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
-from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
+from trustprobe.formats.paths import (
+    GLOB_CHARS,
+    STDIN_NAME,
+    STDIO,
+    expand_paths,
+    is_stream,
+    spooled,
+)
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
 from trustprobe.formats.text import (
@@ -45,6 +52,7 @@ __all__ = [
     "Record",
     "RecordFile",
     "SMALL_DECIMALS",
+    "STDIN_NAME",
     "STDIO",
     "STORED_CONTEXT",
     "StorableText",
@@ -57,6 +65,7 @@ __all__ = [
     "decode_jsonl_line",
     "entering",
     "expand_paths",
+    "is_stream",
     "open_records",
     "output_mode",
     "read_jsonl",
@@ -66,6 +75,7 @@ __all__ = [
     "row_group_block_starts",
     "sha256_hex",
     "show_invisible",
+    "spooled",
     "temporary_beside",
     "utc_text",
     "validation_error_to_input_error",

@@ -137,16 +137,17 @@ class JsonlFile(RecordFile):
             raise self.error(f"cannot read file: {exc.strerror}") from exc
 
 
-def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
+def read_jsonl(path: str | Path, name: str | None = None) -> Iterator[JsonLine]:
     r"""Yield each non-blank line of a JSONL file as an object.
 
     Invalid UTF-8 and lone UTF-16 surrogate escapes (``"\ud800"``) are replaced rather than
     fatal (agents emit garbage; we keep the rest of the line and flag it). A line that is not
-    a JSON object raises :class:`InputError`.
+    a JSON object raises :class:`InputError`. ``name`` is the file as messages name it
+    (``<stdin>`` for standard input copied to ``path``); by default ``path``.
     """
-    name = str(path)
-    for record in JsonlFile(path).records():
-        yield JsonLine(name, record.number, record.data, record.repaired_utf8)
+    file = JsonlFile(path, name)
+    for record in file.records():
+        yield JsonLine(file.name, record.number, record.data, record.repaired_utf8)
 
 
 def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:

@@ -11,18 +11,22 @@ if TYPE_CHECKING:  # imported on use: the command line's --help reads no YAML
     import yaml
 
 
-def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+def read_yaml(path: Path, name: str | None = None) -> tuple[Any, yaml.Node | None]:
     """Return the parsed data and its node tree (for line numbers) of a UTF-8 YAML file.
+
+    ``name`` is the file as messages name it (``<stdin>`` for standard input copied to
+    ``path``); by default ``path``.
 
     Raises:
         InputError: unreadable file, invalid UTF-8 or invalid YAML (with the line when known).
     """
+    shown = str(path) if name is None else name
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError("file is not valid UTF-8", path=path) from exc
+        raise InputError("file is not valid UTF-8", path=shown) from exc
     except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from exc
+        raise InputError(f"cannot read file: {exc.strerror}", path=shown) from exc
     import yaml
 
     parsed = _read_with_libyaml(text)
@@ -35,9 +39,9 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"not valid YAML: {problem}", path=path, line=line) from exc
+        raise InputError(f"not valid YAML: {problem}", path=shown, line=line) from exc
     except RecursionError as exc:
-        raise InputError("not valid YAML (nested too deeply to read)", path=path) from exc
+        raise InputError("not valid YAML (nested too deeply to read)", path=shown) from exc
     return data, node
 
 
