@@ -1,7 +1,8 @@
 """Probes from standard input (``-p -``) and from a pipe named as a path (``-p <(...)``).
 
 Every command that takes probes reads them once from the start, JSONL or YAML alike, and names
-``<stdin>`` (or the pipe's path) with the line and field in its errors.
+``<stdin>`` (or the pipe's path) with the line and field in its errors. ``scan`` keeps a copy in
+the run directory, so ``--resume`` reads the very same probes again.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import yaml
 from tests.cli.in_process import Cli
 from tests.cli.test_attack_inputs import check_refused
 from tests.cli.test_score_cli import PROBES, write_jsonl
+
+from trustprobe.runner import read_manifest
 
 LINES = "".join(json.dumps(p) + "\n" for p in PROBES)
 ANSWERS = [{"probe_id": p["id"], "response": "I can't help with that."} for p in PROBES]
@@ -105,3 +108,30 @@ def test_probes_from_a_pipe_are_read_once_yaml_too(cli: Cli) -> None:
     assert result.returncode == 0, result.stderr
     with _pipe_of(json.dumps({**PROBES[0], "tags": "one"}) + "\n") as path:
         check_refused(cli("probes", "validate", path), f"{path}:1: field 'tags'")
+
+
+def test_scan_keeps_probes_from_stdin_in_the_run_directory_for_resume(
+    cli: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'I cannot help.'\n")
+    run = tmp_path / "run"
+    target = ("--target", "python", "--callable", "agent:respond")
+    result = cli("scan", *target, "-p", "-", "-o", run, stdin=yaml.safe_dump(PROBES))
+    assert result.returncode in (0, 1), result.stderr
+    kept = read_manifest(run).config.probes
+    assert [Path(p).parent for p in kept] == [run.resolve()]
+    assert yaml.safe_load(Path(kept[0]).read_text()) == PROBES
+    again = cli("scan", "--resume", run)
+    assert again.returncode in (0, 1), again.stderr
+    assert _cases(run / "report.json") == [p["id"] for p in PROBES]
+
+
+def test_scan_reads_probes_from_a_pipe(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'I cannot help.'\n")
+    run = tmp_path / "run"
+    with _pipe_of(LINES) as path:
+        result = cli(
+            "scan", "--target", "python", "--callable", "agent:respond", "-p", path, "-o", run
+        )
+    assert result.returncode in (0, 1), result.stderr
+    assert _cases(run / "report.json") == [p["id"] for p in PROBES]

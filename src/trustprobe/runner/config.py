@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import validation_error_to_input_error
+from trustprobe.formats import STDIO, validation_error_to_input_error
 from trustprobe.probes import BUILTIN
 from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE
 from trustprobe.runner.settings import RunnerSettings
@@ -145,7 +145,7 @@ class ConfigFile:
         if isinstance(probes, list):
             data["probes"] = [
                 p
-                if not isinstance(p, str) or p == BUILTIN or Path(p).is_absolute()
+                if not isinstance(p, str) or p in (BUILTIN, STDIO) or Path(p).is_absolute()
                 else str(self.path.parent / p)
                 for p in probes
             ]
