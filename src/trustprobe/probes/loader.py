@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from trustprobe.detectors.matching import engine_rejection
-from trustprobe.errors import InputError
+from trustprobe.errors import InputError, place
 from trustprobe.formats import (
     canonical_json,
     read_jsonl,
@@ -80,9 +80,11 @@ def load_probe_file(path: str | Path, name: str | None = None) -> list[Probe]:
     first character is ``{``, else YAML. ``name`` is the file as messages name it (``<stdin>``);
     by default ``path``.
     """
-    source = Path(path)
-    shown = str(path) if name is None else name
-    probes: list[Probe] = []
+    return [probe for _, probe in _placed_probes(Path(path), str(path) if name is None else name)]
+
+
+def _placed_probes(source: Path, shown: str) -> Iterator[tuple[int | None, Probe]]:
+    """Each probe of a file with its line, validated."""
     for line, item in _items(source, shown):
         if not isinstance(item, dict):
             raise InputError("each probe must be an object", path=shown, line=line)
@@ -91,8 +93,7 @@ def load_probe_file(path: str | Path, name: str | None = None) -> list[Probe]:
         except ValidationError as exc:
             raise validation_error_to_input_error(exc, path=shown, line=line) from exc
         _check_signals(probe, shown, line)
-        probes.append(probe)
-    return probes
+        yield line, probe
 
 
 def _patterns(probe: Probe) -> Iterable[tuple[str, str]]:
@@ -141,14 +142,15 @@ def load_probes(
             files = _catalog_files() if source == BUILTIN else [Path(source)]
             for path in files:
                 name = shown.get(str(path), str(path))
-                for probe in load_probe_file(path, name):
+                for line, probe in _placed_probes(path, name):
                     if probe.id in seen:
                         raise InputError(
                             f"duplicate probe id '{probe.id}' (first defined in {seen[probe.id]})",
                             path=name,
+                            line=line,
                             field="id",
                         )
-                    seen[probe.id] = name
+                    seen[probe.id] = place(name, line=line)
                     probes.append(probe)
     return probes
 
