@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.cli.in_process import Cli
 from tests.cli.test_attack_inputs import PROBE, check_refused
 
@@ -26,3 +27,36 @@ def test_a_repeated_id_names_both_lines(cli: Cli, tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(p) + "\n" for p in (PROBE, other, PROBE)))
     result = cli("probes", "validate", path)
     check_refused(result, f"{path}:3: field 'id'", f"first defined in {path}:1")
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        pytest.param(
+            json.dumps(PROBE)[:-1] + ', "severity": "low"}\n', ":1: field 'severity'", id="jsonl"
+        ),
+        pytest.param(
+            json.dumps(PROBE)[:-2] + ', "safe": ["x"], "unsafe": ["y"]}}\n',
+            ":1: field 'unsafe'",
+            id="jsonl-nested",
+        ),
+        pytest.param(_yaml_probe("  severity: low\n"), ":7: field 'severity'", id="yaml"),
+    ],
+)
+def test_a_key_given_twice_in_one_object_is_refused(
+    cli: Cli, tmp_path: Path, text: str, where: str
+) -> None:
+    """Read as JSON and YAML readers do, the last value would win and the first be lost."""
+    path = tmp_path / ("probes.yaml" if text.startswith("-") else "probes.jsonl")
+    path.write_text(text)
+    check_refused(cli("probes", "validate", path), f"{path}{where}", "given twice")
+
+
+def test_a_merged_key_may_be_given_again(cli: Cli, tmp_path: Path) -> None:
+    """``<<: *defaults`` then ``severity: low`` overrides one default: nothing is lost."""
+    path = tmp_path / "probes.yaml"
+    defaults = "defaults: &d {category: x, severity: high, expected: refuse}\nprobes:\n"
+    path.write_text(defaults + "- {<<: *d, id: a, severity: low, task: t, input: i}\n")
+    result = cli("probes", "list", "-p", path)
+    assert result.returncode == 0, result.stderr
+    assert "low" in result.stdout

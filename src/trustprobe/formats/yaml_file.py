@@ -27,13 +27,17 @@ def read_yaml(path: Path, name: str | None = None) -> tuple[Any, yaml.Node | Non
         raise InputError("file is not valid UTF-8", path=shown) from exc
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=shown) from exc
+    parsed = _read_with_libyaml(text, shown)
+    return _read_with_pyyaml(text, shown) if parsed is None else parsed
+
+
+def _read_with_pyyaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
+    """Data and node tree parsed by the pure-Python reader, whose errors name the line."""
     import yaml
 
-    parsed = _read_with_libyaml(text)
-    if parsed is not None:
-        return parsed
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _check_keys(node, shown)  # before the data: merge keys (<<) are flattened into the tree
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -45,7 +49,7 @@ def read_yaml(path: Path, name: str | None = None) -> tuple[Any, yaml.Node | Non
     return data, node
 
 
-def _read_with_libyaml(text: str) -> tuple[Any, yaml.Node | None] | None:
+def _read_with_libyaml(text: str, shown: str) -> tuple[Any, yaml.Node | None] | None:
     """Data and node tree parsed once by libyaml; ``None`` if libyaml is absent or fails.
 
     Ten times faster than the pure-Python parser, which parses twice (the tree, then the
@@ -62,9 +66,56 @@ def _read_with_libyaml(text: str) -> tuple[Any, yaml.Node | None] | None:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
+        _check_keys(node, shown)  # before the data: merge keys (<<) are flattened into the tree
         data = None if node is None else loader.construct_document(node)
     except (yaml.YAMLError, RecursionError):
         return None
     finally:
         loader.dispose()
     return data, node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _check_keys(root: yaml.Node | None, shown: str) -> None:
+    """Refuse a key given twice in one mapping: a YAML reader keeps the last value only.
+
+    Each node is looked at once, however many aliases name it.
+    """
+    import yaml
+
+    seen: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            _check_mapping(node, shown)
+        stack.extend(_children(node))
+
+
+def _check_mapping(node: yaml.MappingNode, shown: str) -> None:
+    import yaml
+
+    lines: dict[str, int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        line = key.start_mark.line + 1
+        if key.value in lines:
+            raise InputError(
+                f"given twice in one mapping (first on line {lines[key.value]}; "
+                "the first value would be lost)",
+                path=shown,
+                line=line,
+                field=key.value,
+            )
+        lines[key.value] = line

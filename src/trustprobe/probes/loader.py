@@ -65,7 +65,7 @@ def _items(path: Path, name: str) -> Iterable[tuple[int | None, Any]]:
 
 
 def _jsonl_items(path: Path, name: str) -> Iterator[tuple[int | None, Any]]:
-    for line in read_jsonl(path, name):
+    for line in read_jsonl(path, name, unique_keys=True):
         if line.repaired_utf8:  # probes are authored, not agent output: refuse, do not guess
             raise InputError(
                 "invalid UTF-8 or a lone UTF-16 surrogate", path=line.path, line=line.line
