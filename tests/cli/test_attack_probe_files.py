@@ -60,3 +60,19 @@ def test_a_merged_key_may_be_given_again(cli: Cli, tmp_path: Path) -> None:
     result = cli("probes", "list", "-p", path)
     assert result.returncode == 0, result.stderr
     assert "low" in result.stdout
+
+
+def test_aliases_that_expand_past_the_limit_are_refused(cli: Cli, tmp_path: Path) -> None:
+    """A billion laughs: nine levels of nine aliases are 387 million nodes to validate."""
+    levels = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 9)]
+    tools = "  tools:\n  - name: f\n    parameters: {type: object, examples: *l8}\n"
+    path = tmp_path / "probes.yaml"
+    path.write_text("\n".join(levels) + "\nprobes:\n" + _yaml_probe(tools))
+    check_refused(cli("probes", "validate", path), f"{path}", "aliases")
+
+
+def test_an_alias_of_its_own_ancestor_is_refused(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "probes.yaml"
+    path.write_text(_yaml_probe("  tools:\n  - &me {name: f, parameters: {examples: [*me]}}\n"))
+    check_refused(cli("probes", "validate", path), f"{path}", "refers to itself")

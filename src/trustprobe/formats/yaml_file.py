@@ -83,23 +83,54 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def _check_keys(root: yaml.Node | None, shown: str) -> None:
-    """Refuse a key given twice in one mapping: a YAML reader keeps the last value only.
+ALIAS_NODES = 100_000
+"""Nodes aliases may add to a YAML document read in full (anchors repeated by reference)."""
 
-    Each node is looked at once, however many aliases name it.
+
+def _check_keys(root: yaml.Node | None, shown: str) -> None:
+    """Refuse a repeated key, an alias inside its own anchor, and aliases that expand too far.
+
+    A YAML reader keeps a repeated key's last value only. Aliases share their anchor's data,
+    but everything that walks the data (validation, hashing, writing it out) walks each
+    reference again: nine levels of nine aliases (a "billion laughs") are 387 million nodes.
+    Each node is looked at once, however many aliases name it; its expanded size is summed
+    from its children's.
     """
     import yaml
 
-    seen: set[int] = set()
-    stack = [] if root is None else [root]
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [] if root is None else [(root, False)]
     while stack:
-        node = stack.pop()
-        if id(node) in seen:
+        node, closing = stack.pop()
+        key = id(node)
+        if closing:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > len(sizes) + ALIAS_NODES:
+                raise InputError(
+                    f"aliases expand this document past {ALIAS_NODES:,} repeated nodes",
+                    path=shown,
+                    line=node.start_mark.line + 1,
+                )
             continue
-        seen.add(id(node))
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise InputError(
+                "an alias refers to itself (it is inside its own anchor)",
+                path=shown,
+                line=node.start_mark.line + 1,
+            )
+        open_nodes.add(key)
         if isinstance(node, yaml.MappingNode):
             _check_mapping(node, shown)
-        stack.extend(_children(node))
+        stack.append((node, True))
+        for child in _children(node):
+            if isinstance(child, yaml.ScalarNode):  # most nodes: no children, nothing to check
+                sizes[id(child)] = 1
+            else:
+                stack.append((child, False))
 
 
 def _check_mapping(node: yaml.MappingNode, shown: str) -> None:
