@@ -76,3 +76,15 @@ def test_an_alias_of_its_own_ancestor_is_refused(cli: Cli, tmp_path: Path) -> No
     path = tmp_path / "probes.yaml"
     path.write_text(_yaml_probe("  tools:\n  - &me {name: f, parameters: {examples: [*me]}}\n"))
     check_refused(cli("probes", "validate", path), f"{path}", "refers to itself")
+
+
+@pytest.mark.parametrize("depth", [33, 100, 400])
+def test_a_tool_schema_nested_too_deep_is_refused(cli: Cli, tmp_path: Path, depth: int) -> None:
+    """Checked against the meta-schema, 100 levels overflowed Python's stack (exit 70)."""
+    level = '{"type": "object", "properties": {"a": '
+    schema = level * depth + '{"type": "string"}' + "}}" * depth
+    tool = f'[{{"name": "f", "parameters": {schema}}}]'
+    path = tmp_path / "probes.jsonl"
+    path.write_text(json.dumps(PROBE)[:-1] + f', "tools": {tool}}}\n')
+    result = cli("probes", "validate", path)
+    check_refused(result, f"{path}:1: field 'tools.0.parameters'", "nested deeper than 64 levels")
