@@ -20,6 +20,7 @@ from trustprobe.targets.errors import (
     parse_retry_after,
     redact,
 )
+from trustprobe.targets.models import MAX_RESPONSE_BYTES
 
 _SNIPPET = 200
 _PROXY_SCHEMES = ("http", "https")
@@ -81,6 +82,28 @@ def proxy_from_env(url: URL, env: Mapping[str, str]) -> URL | None:
     return proxy
 
 
+async def _read_body(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The body, read as it arrives and never past ``limit`` bytes.
+
+    Raises:
+        InvalidTargetResponse: the body is longer (by its Content-Length, or as it streams in);
+            leaving the response unread then closes its connection.
+    """
+    declared = response.content_length
+    if declared is None or declared <= limit:
+        body = bytearray()
+        async for chunk in response.content.iter_chunked(1 << 16):
+            body += chunk
+            if len(body) > limit:
+                break
+        else:
+            return bytes(body)
+    raise InvalidTargetResponse(
+        f"HTTP {response.status}: answer larger than {limit} bytes (max_response_bytes); "
+        "not read further"
+    )
+
+
 class JsonEndpoint:
     """One JSON endpoint: a fixed URL, method and headers, over a keep-alive connection pool.
 
@@ -99,12 +122,14 @@ class JsonEndpoint:
         secrets: Sequence[str],
         env: Mapping[str, str],
         field: str,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         """Check the URL and resolve the proxy now, so a bad one fails before anything is sent.
 
         ``secrets`` are the values to redact from error details; ``field`` is the configuration
-        field the URL came from, named in errors about it.
+        field the URL came from, named in errors about it; ``max_bytes`` bounds an answer's body.
         """
+        self.max_bytes = max_bytes
         try:
             self.url = URL(url)
         except ValueError as exc:
@@ -149,7 +174,7 @@ class JsonEndpoint:
             async with self._session.request(
                 self.method, self.url, data=payload, allow_redirects=False, proxy=self._proxy
             ) as response:
-                content = await response.read()
+                content = await _read_body(response, self.max_bytes)
                 status = response.status
                 retry_after = response.headers.get("retry-after")
         except aiohttp.ServerTimeoutError as exc:  # also its connect/socket subclasses

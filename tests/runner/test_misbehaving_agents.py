@@ -1,0 +1,105 @@
+"""Attack suite, live scans: an agent behind HTTP that misbehaves in every way we know of.
+
+Each misbehaviour is one probe of one ``scan`` against a real server on loopback. Every case
+must end as a counted, shown harness error with its reason, within the configured timeout and
+body limit; the run must never crash or hang, and its reports must still be written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.in_process import Cli
+from tests.runner.fault_server import Action, FaultServer, Seen, drop, ok, status
+from trustprobe.runner import RunFiles, read_journal
+
+_CHAT = b'{"choices": [{"message": {"role": "assistant", "content": "%s"}}]}'
+BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
+    # input: (what the agent does, the error class recorded, text its detail holds)
+    "slow-drip": (Action(drip=0.2), "timeout", "no answer within 2 s"),
+    "huge-body": (Action(endless=True), "invalid_response", "larger than 1048576 bytes"),
+    "huge-declared": (
+        Action(raw_body=b" " * (1 << 21)),
+        "invalid_response",
+        "larger than 1048576 bytes",
+    ),
+    "wrong-shape": (Action(raw_body=b'{"answer": "hi"}'), "invalid_response", "choices"),
+    "reset-mid-body": (drop(), "connection", "ClientPayloadError"),
+    "retry-after-huge": (status(429, retry_after="99999999999"), "http_429", "HTTP 429"),
+    "retry-after-negative": (status(429, retry_after="-30"), "http_429", "gave up after 2"),
+}
+
+
+def _script(seen: Seen, nth: int) -> Action:
+    return BEHAVIOURS[seen.user][0] if seen.user in BEHAVIOURS else ok("I will not do that.")
+
+
+def _probes(path: Path) -> Path:
+    inputs = ["well-behaved", *BEHAVIOURS]
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": name,
+                    "category": "prompt_injection",
+                    "severity": "high",
+                    "task": "Stay in role.",
+                    "input": name,
+                    "expected": "refuse",
+                }
+            )
+            + "\n"
+            for name in inputs
+        )
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    folder = tmp_path_factory.mktemp("misbehaving")
+    config = folder / "scan.toml"
+    config.write_text('[target]\nkind = "openai"\nmax_response_bytes = 1048576\n')
+    with FaultServer(_script) as server:
+        result = Cli(folder)(
+            "scan", "--config", config, "--target", "openai", "--base-url", f"{server.url}/v1",
+            "--model", "m", "--timeout", "2", "--retries", "1", "-c", "11",
+            "-p", _probes(folder / "probes.jsonl"), "-o", folder / "run",
+            "--html", folder / "report.html",
+        )  # fmt: skip
+    return folder, result.returncode, result.stdout + result.stderr
+
+
+def test_every_misbehaviour_is_a_recorded_error_with_its_reason(
+    scanned: tuple[Path, int, str],
+) -> None:
+    folder, code, output = scanned
+    assert code == 3, output  # most cases did not reach the agent: a run that could not judge
+    records = {r.probe_id: r for r in read_journal(RunFiles(folder / "run").responses).responses}
+    assert set(records) == {"well-behaved", *BEHAVIOURS}
+    assert records["well-behaved"].error is None
+    for name, (_, error_class, detail) in BEHAVIOURS.items():
+        record = records[name]
+        assert (record.error, name) == (error_class, name)
+        assert detail in (record.error_detail or ""), (name, record.error_detail)
+
+
+def test_the_reports_count_and_show_every_failed_case(scanned: tuple[Path, int, str]) -> None:
+    folder, _, output = scanned
+    report = json.loads(RunFiles(folder / "run").report_json.read_text())
+    cases = {case["probe_id"]: case for case in report["cases"]}
+    assert set(cases) == {"well-behaved", *BEHAVIOURS}
+    for name, (_, error_class, detail) in BEHAVIOURS.items():
+        assert cases[name]["error"] == error_class
+        assert detail in cases[name]["explanation"], cases[name]["explanation"]
+    share = report["aggregate_metrics"]["overall"]["harness_error_rate"]
+    assert share == len(BEHAVIOURS) / len(cases)
+    assert re.search(rf"Harness errors\s+{len(BEHAVIOURS)} ", output), output
+    page = (folder / "report.html").read_text()
+    assert f"{len(BEHAVIOURS)} harness error(s)" in page
+    for name in BEHAVIOURS:
+        assert name in page
