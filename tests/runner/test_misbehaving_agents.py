@@ -28,6 +28,11 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
         "larger than 1048576 bytes",
     ),
     "wrong-shape": (Action(raw_body=b'{"answer": "hi"}'), "invalid_response", "choices"),
+    "redirect-loop": (
+        Action(status=302, headers=(("Location", "/v1/chat/completions"),), raw_body=_CHAT % b"x"),
+        "invalid_response",
+        "HTTP 302 redirect to /v1/chat/completions",
+    ),
     "reset-mid-body": (drop(), "connection", "ClientPayloadError"),
     "retry-after-huge": (status(429, retry_after="99999999999"), "http_429", "HTTP 429"),
     "retry-after-negative": (status(429, retry_after="-30"), "http_429", "gave up after 2"),

@@ -98,8 +98,8 @@ def _closed_port() -> int:
         # A 2xx body cut short is retried like a 5xx before it is recorded.
         ("/broken", "invalid_response", True, 'answer is not JSON: {"choices": [{"message"'),
         ("/dropped", "connection", True, "ClientPayloadError"),
-        # Not followed: the 302's empty body is what came back, and it is not JSON.
-        ("/moved", "invalid_response", False, "answer is not JSON: "),
+        # Not followed, and never taken for the agent's answer.
+        ("/moved", "invalid_response", False, "HTTP 302 redirect to /v1/chat/completions: "),
     ],
     ids=["429-retry-after", "malformed-json", "dropped-mid-body", "redirect-not-followed"],
 )

@@ -177,11 +177,17 @@ class JsonEndpoint:
                 content = await _read_body(response, self.max_bytes)
                 status = response.status
                 retry_after = response.headers.get("retry-after")
+                location = response.headers.get("location")
         except aiohttp.ServerTimeoutError as exc:  # also its connect/socket subclasses
             raise TargetTimeout(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
         except (aiohttp.ClientError, OSError) as exc:
             # Refused, reset, closed mid-answer or not HTTP: the agent was not (fully) reached.
             raise TargetConnectionError(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
+        if 300 <= status < 400:
+            raise InvalidTargetResponse(
+                f"HTTP {status} redirect to {redact(location or '(no Location)', secrets)}: "
+                "redirects are not followed; point the URL at the final address"
+            )
         if status >= 400:
             raise TargetHTTPError(
                 status,
@@ -191,10 +197,8 @@ class JsonEndpoint:
         try:
             return json.loads(content)
         except ValueError as exc:
-            detail = f"answer is not JSON: {_snippet(content, secrets)}"
-            # A 2xx cut short is retried; a 3xx (redirects are not followed) will not improve.
-            kind = MalformedTargetBody if 200 <= status < 300 else InvalidTargetResponse
-            raise kind(detail) from exc
+            # A 2xx cut short is retried (a 1xx never reaches here).
+            raise MalformedTargetBody(f"answer is not JSON: {_snippet(content, secrets)}") from exc
 
     async def aclose(self) -> None:
         """Close every pooled connection; a later request opens a new pool."""
