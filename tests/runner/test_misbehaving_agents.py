@@ -27,6 +27,11 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
         "invalid_response",
         "larger than 1048576 bytes",
     ),
+    "html-page": (
+        Action(raw_body=b"<html><body>Log in first</body></html>", content_type="text/html"),
+        "invalid_response",
+        "not JSON (content type text/html): <html>",
+    ),
     "wrong-shape": (Action(raw_body=b'{"answer": "hi"}'), "invalid_response", "choices"),
     "redirect-loop": (
         Action(status=302, headers=(("Location", "/v1/chat/completions"),), raw_body=_CHAT % b"x"),
@@ -36,6 +41,7 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
     "reset-mid-body": (drop(), "connection", "ClientPayloadError"),
     "retry-after-huge": (status(429, retry_after="99999999999"), "http_429", "HTTP 429"),
     "retry-after-negative": (status(429, retry_after="-30"), "http_429", "gave up after 2"),
+    "empty-200": (Action(raw_body=b""), "invalid_response", "empty answer: HTTP 200 with no body"),
 }
 
 

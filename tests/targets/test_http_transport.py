@@ -96,7 +96,12 @@ def _closed_port() -> int:
     [
         ("/limited", "http_429", True, 'HTTP 429: {"error": {"message": "scripted 429"}}'),
         # A 2xx body cut short is retried like a 5xx before it is recorded.
-        ("/broken", "invalid_response", True, 'answer is not JSON: {"choices": [{"message"'),
+        (
+            "/broken",
+            "invalid_response",
+            True,
+            'answer is not JSON (content type application/json): {"choices": [{"message"',
+        ),
         ("/dropped", "connection", True, "ClientPayloadError"),
         # Not followed, and never taken for the agent's answer.
         ("/moved", "invalid_response", False, "HTTP 302 redirect to /v1/chat/completions: "),

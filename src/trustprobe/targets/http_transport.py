@@ -82,6 +82,13 @@ def proxy_from_env(url: URL, env: Mapping[str, str]) -> URL | None:
     return proxy
 
 
+def _not_json(status: int, content: bytes, content_type: str, secrets: Sequence[str]) -> str:
+    """Why an answer could not be read as JSON: an empty body, or its type and first bytes."""
+    if not content.strip():
+        return f"empty answer: HTTP {status} with no body (content type {content_type})"
+    return f"answer is not JSON (content type {content_type}): {_snippet(content, secrets)}"
+
+
 async def _read_body(response: aiohttp.ClientResponse, limit: int) -> bytes:
     """The body, read as it arrives and never past ``limit`` bytes.
 
@@ -178,6 +185,7 @@ class JsonEndpoint:
                 status = response.status
                 retry_after = response.headers.get("retry-after")
                 location = response.headers.get("location")
+                content_type = response.headers.get("content-type", "none given")
         except aiohttp.ServerTimeoutError as exc:  # also its connect/socket subclasses
             raise TargetTimeout(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
         except (aiohttp.ClientError, OSError) as exc:
@@ -198,7 +206,7 @@ class JsonEndpoint:
             return json.loads(content)
         except ValueError as exc:
             # A 2xx cut short is retried (a 1xx never reaches here).
-            raise MalformedTargetBody(f"answer is not JSON: {_snippet(content, secrets)}") from exc
+            raise MalformedTargetBody(_not_json(status, content, content_type, secrets)) from exc
 
     async def aclose(self) -> None:
         """Close every pooled connection; a later request opens a new pool."""
