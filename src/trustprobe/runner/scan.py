@@ -402,8 +402,8 @@ async def _session(
 def _session_notes(counts: CaseCounts, outcome: RunOutcome, run_dir: Path) -> list[str]:
     """What the report warns of about the run as a session leaves it."""
     notes = [
-        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
-        "replaced with U+FFFD"
+        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate or bytes that are not "
+        "UTF-8 in the agent's answer replaced with U+FFFD"
         for probe_id, sample in outcome.repaired
     ]
     if counts.not_run:

@@ -49,6 +49,9 @@ class TargetReply:
     output_tokens: int | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     """Every call made, in order; ``None`` when no tools were offered and none was called."""
+    repaired: bool = False
+    """Whether lone UTF-16 surrogates (or bytes that were not UTF-8) in the agent's text or
+    calls were replaced with U+FFFD."""
 
 
 class _TargetConfig(BaseModel):
