@@ -45,7 +45,9 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
 }
 
 REPAIRED: dict[str, Action] = {
-    # input: an answer whose text is kept, its bad parts replaced with U+FFFD and warned of
+    # input: an answer that is still read (bytes that are not UTF-8 replaced with U+FFFD)
+    "bad-utf8": Action(raw_body=_CHAT % b"caf\xe9 \xff"),
+    "byte-order-mark": Action(raw_body=b"\xef\xbb\xbf" + _CHAT % b"fine"),
 }
 
 
@@ -99,6 +101,8 @@ def test_every_misbehaviour_is_a_recorded_error_with_its_reason(
     records = {r.probe_id: r for r in read_journal(RunFiles(folder / "run").responses).responses}
     assert set(records) == {"well-behaved", *BEHAVIOURS, *REPAIRED}
     assert records["well-behaved"].error is None
+    assert records["bad-utf8"].response == "caf\ufffd \ufffd"
+    assert records["byte-order-mark"].response == "fine"
     for name, (_, error_class, detail) in BEHAVIOURS.items():
         record = records[name]
         assert (record.error, name) == (error_class, name)
@@ -110,9 +114,8 @@ def test_the_reports_count_and_show_every_failed_case(scanned: tuple[Path, int, 
     report = json.loads(RunFiles(folder / "run").report_json.read_text())
     cases = {case["probe_id"]: case for case in report["cases"]}
     assert set(cases) == {"well-behaved", *BEHAVIOURS, *REPAIRED}
-    for name in REPAIRED:
-        assert cases[name]["error"] is None
-        assert any(f"probe '{name}'" in warning for warning in report["warnings"]), name
+    assert cases["bad-utf8"]["error"] is None
+    assert any("probe 'bad-utf8'" in warning for warning in report["warnings"])
     for name, (_, error_class, detail) in BEHAVIOURS.items():
         assert cases[name]["error"] == error_class
         assert detail in cases[name]["explanation"], cases[name]["explanation"]

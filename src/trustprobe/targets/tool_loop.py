@@ -177,7 +177,8 @@ def _repaired(turn: Turn) -> tuple[Turn, bool]:
     r"""The turn with lone UTF-16 surrogates replaced with U+FFFD, and whether any were.
 
     The agent's words enter here from every target: a lone surrogate (a JSON ``"\ud800"``
-    escape) could be neither sent back to the agent, matched by RE2 nor journalled.
+    escape, or a byte an HTTP answer held that is not UTF-8) could be neither sent back to the
+    agent, matched by RE2 nor journalled.
     """
     text, changed = (None, False) if turn.text is None else replace_lone_surrogates(turn.text)
     calls: list[RequestedCall] = []
