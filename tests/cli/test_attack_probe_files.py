@@ -88,3 +88,26 @@ def test_a_tool_schema_nested_too_deep_is_refused(cli: Cli, tmp_path: Path, dept
     path.write_text(json.dumps(PROBE)[:-1] + f', "tools": {tool}}}\n')
     result = cli("probes", "validate", path)
     check_refused(result, f"{path}:1: field 'tools.0.parameters'", "nested deeper than 64 levels")
+
+
+MARKUP_ID = "a[/]b[bold red]c\x1b[2J\x1b]0;pwned\x07"
+"""Console markup and terminal escapes (clear the screen, set the window title) in an id."""
+SHOWN_ID = "a[/]b[bold red]c\u27e8U+001B\u27e9[2J\u27e8U+001B\u27e9]0;pwned\u27e8U+0007\u27e9"
+
+
+def test_markup_and_terminal_escapes_in_ids_are_printed_as_text(cli: Cli, tmp_path: Path) -> None:
+    """Printed as console markup, '[/]' stopped the command (exit 70) and ESC reached the tty."""
+    path = tmp_path / "probes.jsonl"
+    path.write_text(json.dumps({**PROBE, "id": MARKUP_ID, "category": MARKUP_ID}) + "\n")
+    responses = tmp_path / "responses.jsonl"
+    record = json.dumps({"probe_id": MARKUP_ID, "response": "No."}) + "\n"
+    responses.write_text(record * 2)  # the second is a duplicate, warned of by its id
+    listed = cli("probes", "list", "-p", path)
+    scored = cli("score", "-p", path, "-r", responses, "-o", tmp_path / "r.json")
+    for result in (listed, scored):
+        assert result.returncode == 0, result.stderr
+        output = result.stdout + result.stderr
+        assert "\x1b" not in output and "\x07" not in output
+    assert SHOWN_ID in listed.stdout
+    assert SHOWN_ID in scored.stdout  # the category in the summary's ranking
+    assert f"probe '{SHOWN_ID}'" in "".join(scored.stderr.split("\n"))

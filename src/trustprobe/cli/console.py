@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 if TYPE_CHECKING:  # the reports package loads jinja2; an error message must not wait for it
     from trustprobe.reports import Gate
@@ -54,6 +55,23 @@ def print_gate(gate: Gate | None) -> None:
     for check in gate.checks:
         verdict = "[green]passed[/]" if check.passed else "[bold red]FAILED[/]"
         err_console.print(f"gate {verdict}: {escape(check.reason)}", soft_wrap=True)
+
+
+def plain(text: str) -> Text:
+    """Text from a file or an agent (a probe id, a warning) as inert terminal text.
+
+    Never read as console markup (``[/]`` would stop the command), and each control or
+    direction-changing character shown as a marker (``⟨U+001B⟩``), as the HTML report does:
+    an escape sequence in an id cannot clear the screen or retitle the terminal.
+    """
+    from trustprobe.formats import show_invisible
+
+    return Text(show_invisible(text))
+
+
+def print_warning(warning: str) -> None:
+    """A warning on stderr, its text inert (see :func:`plain`)."""
+    err_console.print(Text("warning: ", style="yellow").append_text(plain(warning)), soft_wrap=True)
 
 
 def default_note(value: object) -> str:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from trustprobe.cli.console import console, err_console, print_gate, progress_console
+from trustprobe.cli.console import (
+    console,
+    err_console,
+    print_gate,
+    print_warning,
+    progress_console,
+)
 from trustprobe.cli.engine_options import (
     SCHEDULER_OPTION,
     WORKERS_OPTION,
@@ -150,7 +156,7 @@ def score(
     if markdown is not None:
         _write(markdown, render_markdown(report))
     for warning in report.warnings:
-        err_console.print(f"[yellow]warning:[/] {warning}")
+        print_warning(warning)
     # With a report on stdout, stdout holds that report and nothing else.
     summary = err_console if to_stdout else console
     print_summary(report, summary)
