@@ -111,3 +111,28 @@ def test_markup_and_terminal_escapes_in_ids_are_printed_as_text(cli: Cli, tmp_pa
     assert SHOWN_ID in listed.stdout
     assert SHOWN_ID in scored.stdout  # the category in the summary's ranking
     assert f"probe '{SHOWN_ID}'" in "".join(scored.stderr.split("\n"))
+
+
+def test_output_paths_and_errors_with_markup_or_escapes_are_printed_as_text(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """'report: PATH' read as markup stopped score and scan with exit 70 after they had written."""
+    probes = tmp_path / "probes.jsonl"
+    probes.write_text(json.dumps(PROBE) + "\n")
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(json.dumps({"probe_id": "c-0", "response": "No."}) + "\n")
+    folder = tmp_path / "o[/]x"
+    folder.mkdir(parents=True)
+    scored = cli("score", "-p", probes, "-r", responses, "-o", folder / "r.json")
+    assert scored.returncode == 0, scored.stderr
+    assert f"report: {folder / 'r.json'}" in scored.stdout
+    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'No.'\n")
+    run = folder / "run"
+    scanned = cli("scan", "-t", "python", "--callable", "agent:respond", "-p", probes, "-o", run)
+    assert scanned.returncode == 0, scanned.stderr
+    assert f"run directory: {run}" in scanned.stdout
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text((json.dumps({**PROBE, "id": MARKUP_ID}) + "\n") * 2)
+    refused = cli("probes", "validate", repeated)
+    check_refused(refused, f"duplicate probe id '{SHOWN_ID}'")
+    assert "\x1b" not in refused.stderr

@@ -126,7 +126,7 @@ def print_comparison(comparison: Comparison, out: Console) -> None:
         _scope_row(table, scope)
     out.print(table)
     if comparison.newly_failing:
-        out.print(f"\n[bold]Newly failing probes[/] ({len(comparison.newly_failing)})")
+        out.print(f"\n[bold]Newly failing probes[/] ({len(comparison.newly_failing)})", markup=True)
         for change in comparison.newly_failing[:_SHOWN_CHANGES]:
             line = Text("  ")
             line.append(show_invisible(change.probe_id), style="red")
@@ -137,11 +137,11 @@ def print_comparison(comparison: Comparison, out: Console) -> None:
         if hidden > 0:
             out.print(f"  … and {hidden} more (see --html or --json)")
     if comparison.newly_passing:
-        out.print(f"\n[bold]Newly passing probes[/]: {len(comparison.newly_passing)}")
+        out.print(f"\n[bold]Newly passing probes[/]: {len(comparison.newly_passing)}", markup=True)
     if comparison.unpaired:
         out.print(f"Unpaired probes: {len(comparison.unpaired)} (listed in --html and --json)")
     _print_detectable(comparison.overall, out)
-    out.print("\n[bold]Gates[/]")
+    out.print("\n[bold]Gates[/]", markup=True)
     for gate in comparison.gates:
         line = Text("  ")
         line.append("pass" if gate.passed else "FAIL", style="green" if gate.passed else "bold red")
