@@ -44,13 +44,14 @@ def merge_config(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[
     """Lay ``overrides`` (from flags) over ``base`` (from a file), table by table.
 
     A target of another kind replaces the file's target whole: options of one kind mean
-    nothing to another.
+    nothing to another. A file's target that names no kind is merged with the flags' (its
+    options, ``max_response_bytes`` say, are for whatever kind the flags name).
     """
     merged = dict(base)
     for key, value in overrides.items():
         current = merged.get(key)
         if isinstance(value, Mapping) and isinstance(current, Mapping):
-            if key == "target" and "kind" in value and value["kind"] != current.get("kind"):
+            if key == "target" and len({value.get("kind"), current.get("kind")} - {None}) > 1:
                 merged[key] = dict(value)
             else:
                 merged[key] = merge_config(current, value)
