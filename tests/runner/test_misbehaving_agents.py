@@ -32,6 +32,11 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
         "invalid_response",
         "not JSON (content type text/html): <html>",
     ),
+    "deep-json": (
+        Action(raw_body=b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        "invalid_response",
+        "nested too deeply",
+    ),
     "wrong-shape": (Action(raw_body=b'{"answer": "hi"}'), "invalid_response", "choices"),
     "redirect-loop": (
         Action(status=302, headers=(("Location", "/v1/chat/completions"),), raw_body=_CHAT % b"x"),

@@ -206,6 +206,8 @@ class JsonEndpoint:
             # Bytes that are not UTF-8 are kept as lone surrogates, which the tool loop replaces
             # with U+FFFD and reports: the rest of the answer is still the agent's.
             return json.loads(content.decode("utf-8-sig", errors="surrogateescape"))
+        except RecursionError as exc:
+            raise InvalidTargetResponse("answer is JSON nested too deeply to read") from exc
         except ValueError as exc:
             # A 2xx cut short is retried (a 1xx never reaches here).
             raise MalformedTargetBody(_not_json(status, content, content_type, secrets)) from exc
