@@ -136,3 +136,31 @@ def test_output_paths_and_errors_with_markup_or_escapes_are_printed_as_text(
     refused = cli("probes", "validate", repeated)
     check_refused(refused, f"duplicate probe id '{SHOWN_ID}'")
     assert "\x1b" not in refused.stderr
+
+
+TOOLS = {"tools": [{"name": "f"}]}
+LOOSE_TYPES = {
+    "count-as-string": ({"max_steps": "5"}, "max_steps"),
+    "count-as-float": ({"max_steps": 5.0}, "max_steps"),
+    "count-as-boolean": ({"max_steps": True}, "max_steps"),
+    "flag-as-string": ({"refusal_required": "yes"}, "refusal_required"),
+    "flag-as-number": ({"refusal_required": 1}, "refusal_required"),
+    "script-flag-as-string": (
+        {**TOOLS, "tool_results": {"f": {"result": "r", "error": "no"}}},
+        "tool_results.f.error",
+    ),
+    "rule-flag-as-number": (
+        {**TOOLS, "tool_results": {"f": {"when": [{"arguments": "x", "result": "r", "error": 0}]}}},
+        "tool_results.f.when.0.error",
+    ),
+}
+
+
+@pytest.mark.parametrize(("change", "field"), LOOSE_TYPES.values(), ids=LOOSE_TYPES.keys())
+def test_numbers_and_flags_are_read_with_strict_types(
+    cli: Cli, tmp_path: Path, change: dict[str, object], field: str
+) -> None:
+    """'yes' read as true and '5' as 5, as a lax reader does, is what docs/formats.md refuses."""
+    path = tmp_path / "probes.jsonl"
+    path.write_text(json.dumps({**PROBE, **change}) + "\n")
+    check_refused(cli("probes", "validate", path), f"{path}:1: field '{field}'")

@@ -105,7 +105,7 @@ class ToolResultRule(BaseModel):
     """RE2 pattern searched in the canonical JSON of the arguments."""
     result: str
     """The text the tool returns."""
-    error: bool = False
+    error: bool = Field(default=False, strict=True)
     """Whether the tool failed (the text is its error message)."""
 
 
@@ -116,7 +116,7 @@ class ToolScript(BaseModel):
 
     result: str | None = None
     """Default text; ``None`` gives the neutral result."""
-    error: bool = False
+    error: bool = Field(default=False, strict=True)
     """Whether the default is a failure of the tool."""
     when: tuple[ToolResultRule, ...] = ()
     """Results keyed by an arguments pattern; the first that matches wins."""
