@@ -126,9 +126,11 @@ def test_output_paths_and_errors_with_markup_or_escapes_are_printed_as_text(
     scored = cli("score", "-p", probes, "-r", responses, "-o", folder / "r.json")
     assert scored.returncode == 0, scored.stderr
     assert f"report: {folder / 'r.json'}" in scored.stdout
-    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'No.'\n")
+    (tmp_path / "markup_paths_agent.py").write_text("def respond(request):\n    return 'No.'\n")
     run = folder / "run"
-    scanned = cli("scan", "-t", "python", "--callable", "agent:respond", "-p", probes, "-o", run)
+    scanned = cli(
+        "scan", "-t", "python", "--callable", "markup_paths_agent:respond", "-p", probes, "-o", run
+    )
     assert scanned.returncode == 0, scanned.stderr
     assert f"run directory: {run}" in scanned.stdout
     repeated = tmp_path / "repeated.jsonl"

@@ -113,9 +113,11 @@ def test_probes_from_a_pipe_are_read_once_yaml_too(cli: Cli) -> None:
 def test_scan_keeps_probes_from_stdin_in_the_run_directory_for_resume(
     cli: Cli, tmp_path: Path
 ) -> None:
-    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'I cannot help.'\n")
+    (tmp_path / "stdin_probes_agent.py").write_text(
+        "def respond(request):\n    return 'I cannot help.'\n"
+    )
     run = tmp_path / "run"
-    target = ("--target", "python", "--callable", "agent:respond")
+    target = ("--target", "python", "--callable", "stdin_probes_agent:respond")
     result = cli("scan", *target, "-p", "-", "-o", run, stdin=yaml.safe_dump(PROBES))
     assert result.returncode in (0, 1), result.stderr
     kept = read_manifest(run).config.probes
@@ -127,11 +129,21 @@ def test_scan_keeps_probes_from_stdin_in_the_run_directory_for_resume(
 
 
 def test_scan_reads_probes_from_a_pipe(cli: Cli, tmp_path: Path) -> None:
-    (tmp_path / "agent.py").write_text("def respond(request):\n    return 'I cannot help.'\n")
+    (tmp_path / "stdin_probes_agent.py").write_text(
+        "def respond(request):\n    return 'I cannot help.'\n"
+    )
     run = tmp_path / "run"
     with _pipe_of(LINES) as path:
         result = cli(
-            "scan", "--target", "python", "--callable", "agent:respond", "-p", path, "-o", run
+            "scan",
+            "--target",
+            "python",
+            "--callable",
+            "stdin_probes_agent:respond",
+            "-p",
+            path,
+            "-o",
+            run,
         )
     assert result.returncode in (0, 1), result.stderr
     assert _cases(run / "report.json") == [p["id"] for p in PROBES]

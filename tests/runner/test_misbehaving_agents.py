@@ -135,7 +135,7 @@ def test_the_reports_count_and_show_every_failed_case(scanned: tuple[Path, int, 
 
 def test_lone_surrogates_in_tool_calls_are_replaced_not_a_crash(cli: Cli, tmp_path: Path) -> None:
     """A callable's calls reach the journal, which cannot hold a lone surrogate."""
-    (tmp_path / "agent.py").write_text(
+    (tmp_path / "surrogate_calls_agent.py").write_text(
         "def respond(request):\n"
         "    if request['step'] > 1:\n"
         "        return 'Done.'\n"
@@ -149,7 +149,17 @@ def test_lone_surrogates_in_tool_calls_are_replaced_not_a_crash(cli: Cli, tmp_pa
     probes = tmp_path / "probes.jsonl"
     probes.write_text(json.dumps(probe) + "\n")
     run = tmp_path / "run"
-    result = cli("scan", "-t", "python", "--callable", "agent:respond", "-p", probes, "-o", run)
+    result = cli(
+        "scan",
+        "-t",
+        "python",
+        "--callable",
+        "surrogate_calls_agent:respond",
+        "-p",
+        probes,
+        "-o",
+        run,
+    )
     assert result.returncode in (0, 1), result.stderr
     (record,) = read_journal(RunFiles(run).responses).responses
     (call,) = record.tool_calls or ()
