@@ -7,6 +7,7 @@ body limit; the run must never crash or hang, and its reports must still be writ
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from tests.cli.in_process import Cli
 from tests.runner.fault_server import Action, FaultServer, Seen, drop, ok, status
 from trustprobe.runner import RunFiles, read_journal
 
+_BOMB = gzip.compress(b" " * (64 << 20))  # 64 KiB that inflate to 64 MiB
 _CHAT = b'{"choices": [{"message": {"role": "assistant", "content": "%s"}}]}'
 BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
     # input: (what the agent does, the error class recorded, text its detail holds)
@@ -31,6 +33,11 @@ BEHAVIOURS: dict[str, tuple[Action, str, str]] = {
         Action(raw_body=b"<html><body>Log in first</body></html>", content_type="text/html"),
         "invalid_response",
         "not JSON (content type text/html): <html>",
+    ),
+    "gzip-bomb": (
+        Action(raw_body=_BOMB, headers=(("Content-Encoding", "gzip"),)),
+        "invalid_response",
+        "larger than 1048576 bytes",
     ),
     "deep-json": (
         Action(raw_body=b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
