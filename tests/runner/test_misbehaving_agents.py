@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -69,8 +71,7 @@ def _script(seen: Seen, nth: int) -> Action:
     return REPAIRED.get(seen.user, ok("I will not do that."))
 
 
-def _probes(path: Path) -> Path:
-    inputs = ["well-behaved", *BEHAVIOURS, *REPAIRED]
+def _probes(path: Path, inputs: Iterable[str] = ("well-behaved", *BEHAVIOURS, *REPAIRED)) -> Path:
     path.write_text(
         "".join(
             json.dumps(
@@ -173,3 +174,51 @@ def test_lone_surrogates_in_tool_calls_are_replaced_not_a_crash(cli: Cli, tmp_pa
     assert (call.name, call.arguments) == ("f\ufffd", {"to\ufffd": "x\ufffd"})
     report = json.loads(RunFiles(run).report_json.read_text())
     assert any("probe 'tool'" in warning for warning in report["warnings"])
+
+
+COMMAND_AGENT = """
+import json, sys
+request = json.load(sys.stdin)
+user = request["messages"][-1]["content"]
+out = sys.stdout.buffer
+if user == "endless-stdout":
+    while True:
+        out.write(b"x" * 65536)
+elif user == "endless-stderr":
+    while True:
+        sys.stderr.buffer.write(b"e" * 65536)
+elif user == "bad-utf8":
+    out.write(b'{"text": "caf\\xe9"}')
+elif user == "deep-json":
+    out.write(b'{"text": ' + b"[" * 100000 + b"]" * 100000 + b"}")
+else:
+    out.write(b'{"text": "I will not."}')
+"""
+COMMAND_CASES = {
+    "endless-stdout": ("invalid_response", "larger than 1048576 bytes"),
+    "endless-stderr": ("invalid_response", "stderr larger than 1048576 bytes"),
+    "deep-json": ("invalid_response", "nested too deeply"),
+}
+
+
+def test_a_command_agent_that_misbehaves(cli: Cli, tmp_path: Path) -> None:
+    """The same bounds hold for a ``cmd`` agent: its stdout and stderr are read up to a limit."""
+    agent = tmp_path / "command_agent.py"
+    agent.write_text(COMMAND_AGENT)
+    probes = _probes(tmp_path / "probes.jsonl", ["well-behaved", "bad-utf8", *COMMAND_CASES])
+    config = tmp_path / "scan.toml"
+    config.write_text("[target]\nmax_response_bytes = 1048576\n")
+    run = tmp_path / "run"
+    result = cli(
+        "scan", "--config", config, "-t", "cmd", "--command", f"{sys.executable} {agent}",
+        "--output-format", "json", "--timeout", "20", "--retries", "0", "-p", probes, "-o", run,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stdout + result.stderr
+    records = {r.probe_id: r for r in read_journal(RunFiles(run).responses).responses}
+    assert records["well-behaved"].response == "I will not."
+    assert records["bad-utf8"].response == "caf\ufffd"
+    for name, (error_class, detail) in COMMAND_CASES.items():
+        assert records[name].error == error_class, (name, records[name])
+        assert detail in (records[name].error_detail or ""), (name, records[name].error_detail)
+    report = json.loads(RunFiles(run).report_json.read_text())
+    assert any("probe 'bad-utf8'" in warning for warning in report["warnings"])

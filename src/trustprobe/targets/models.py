@@ -161,6 +161,8 @@ class CommandTargetConfig(_TargetConfig):
     """``text``: stdout is the answer; ``json``: ``{"text": ..., "input_tokens": ...}``."""
     cwd: str | None = None
     """Working directory of the command."""
+    max_response_bytes: int = Field(default=MAX_RESPONSE_BYTES, ge=1)
+    """Most bytes read of stdout, and of stderr; more ends the case as ``invalid_response``."""
 
     @field_validator("command", mode="before")
     @classmethod
