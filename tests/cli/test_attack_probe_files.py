@@ -166,3 +166,24 @@ def test_numbers_and_flags_are_read_with_strict_types(
     path = tmp_path / "probes.jsonl"
     path.write_text(json.dumps({**PROBE, **change}) + "\n")
     check_refused(cli("probes", "validate", path), f"{path}:1: field '{field}'")
+
+
+def test_a_second_list_beside_probes_is_refused_not_dropped(cli: Cli, tmp_path: Path) -> None:
+    """Only 'probes' is read: another list of probes beside it was dropped without a word."""
+    path = tmp_path / "probes.yaml"
+    second = _yaml_probe(first="id: c-1").replace("\n", "\n  ")
+    path.write_text("probes:\n" + _yaml_probe() + "more_probes:\n  " + second + "\n")
+    check_refused(cli("probes", "validate", path), f"{path}:8: field 'more_probes'", "not read")
+
+
+def test_lists_beside_probes_may_hold_anchors_and_metadata_may_stay(
+    cli: Cli, tmp_path: Path
+) -> None:
+    path = tmp_path / "probes.yaml"
+    path.write_text(
+        "name: our probes\nversion: 2\nshared_tags: &tags [a, b]\nprobes:\n"
+        + _yaml_probe("  tags: *tags\n")
+    )
+    result = cli("probes", "list", "-p", path)
+    assert result.returncode == 0, result.stderr
+    assert "a,b" in result.stdout

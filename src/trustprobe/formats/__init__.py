@@ -40,7 +40,7 @@ from trustprobe.formats.text import (
 )
 from trustprobe.formats.times import utc_text
 from trustprobe.formats.validation import validation_error_to_input_error
-from trustprobe.formats.yaml_file import read_yaml
+from trustprobe.formats.yaml_file import node_children, read_yaml
 
 __all__ = [
     "GLOB_CHARS",
@@ -66,6 +66,7 @@ __all__ = [
     "entering",
     "expand_paths",
     "is_stream",
+    "node_children",
     "open_records",
     "output_mode",
     "read_jsonl",

@@ -75,7 +75,8 @@ def _read_with_libyaml(text: str, shown: str) -> tuple[Any, yaml.Node | None] | 
     return data, node
 
 
-def _children(node: yaml.Node) -> list[yaml.Node]:
+def node_children(node: yaml.Node) -> list[yaml.Node]:
+    """A YAML node's children: a mapping's keys and values, a sequence's items."""
     import yaml
 
     if isinstance(node, yaml.MappingNode):
@@ -106,7 +107,7 @@ def _check_keys(root: yaml.Node | None, shown: str) -> None:
         key = id(node)
         if closing:
             open_nodes.discard(key)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            sizes[key] = 1 + sum(sizes[id(child)] for child in node_children(node))
             if sizes[key] > len(sizes) + ALIAS_NODES:
                 raise InputError(
                     f"aliases expand this document past {ALIAS_NODES:,} repeated nodes",
@@ -126,7 +127,7 @@ def _check_keys(root: yaml.Node | None, shown: str) -> None:
         if isinstance(node, yaml.MappingNode):
             _check_mapping(node, shown)
         stack.append((node, True))
-        for child in _children(node):
+        for child in node_children(node):
             if isinstance(child, yaml.ScalarNode):  # most nodes: no children, nothing to check
                 sizes[id(child)] = 1
             else:

@@ -14,6 +14,7 @@ from trustprobe.detectors.matching import engine_rejection
 from trustprobe.errors import InputError, place
 from trustprobe.formats import (
     canonical_json,
+    node_children,
     read_jsonl,
     read_yaml,
     spooled,
@@ -38,11 +39,40 @@ def _yaml_items(path: Path, name: str) -> list[tuple[int | None, Any]]:
         return []
     if isinstance(data, dict) and "probes" in data:
         data = data["probes"]
-        node = next(v for k, v in node.value if k.value == "probes")  # type: ignore[union-attr]
+        node = _probes_node(node, name)
     if not isinstance(data, list):
         raise InputError("expected a list of probes (or a mapping with a 'probes' list)", path=name)
     lines = [item.start_mark.line + 1 for item in node.value]  # type: ignore[union-attr]
     return list(zip(lines, data, strict=True))
+
+
+def _probes_node(root: Any, name: str) -> Any:
+    """The ``probes`` list of a YAML mapping, refusing another list nothing refers to.
+
+    Only ``probes`` is read: a second list of probes beside it would be dropped without a
+    word. A list that ``probes`` uses through an alias (shared tags) and other values
+    (a name, a version) may stay.
+    """
+    import yaml
+
+    probes = next(value for key, value in root.value if key.value == "probes")
+    used: set[int] = set()
+    stack = [probes]
+    while stack:
+        node = stack.pop()
+        if id(node) not in used:
+            used.add(id(node))
+            stack += node_children(node)
+    for key, value in root.value:
+        if isinstance(value, yaml.SequenceNode) and id(value) not in used:
+            raise InputError(
+                "a list that is not read (only 'probes' is): move its probes into 'probes', "
+                "or remove it",
+                path=name,
+                line=key.start_mark.line + 1,
+                field=key.value,
+            )
+    return probes
 
 
 def _is_yaml(path: Path, name: str) -> bool:
