@@ -75,7 +75,7 @@ def test_duplicate_id_across_files(tmp_path: Path) -> None:
     a = write_jsonl(tmp_path / "a.jsonl", VALID)
     b = write_jsonl(tmp_path / "b.jsonl", VALID)
     with pytest.raises(
-        InputError, match=r"duplicate probe id 't-001' \(first defined in .*a.jsonl\)"
+        InputError, match=r"duplicate probe id 't-001' \(first defined in .*a.jsonl:1\)"
     ):
         load_probes([a, b])
 

@@ -29,6 +29,9 @@ class Action:
     raw_body: bytes | None = None  # sent as-is instead of a chat completion
     drop: bool = False  # send headers and half a body, then close the connection
     usage: bool = True
+    content_type: str = "application/json"
+    drip: float | None = None  # seconds between the bytes of a body that never ends
+    endless: bool = False  # a chunked body of zeros as fast as the client reads, never ending
 
 
 def ok(text: str | None = None, *, delay: float = 0.0) -> Action:
@@ -193,6 +196,9 @@ class FaultServer:
             try:
                 if action.delay:
                     await asyncio.sleep(action.delay)
+                if action.drip is not None or action.endless:
+                    await self._endless(writer, action)
+                    return
                 if action.drop:
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -201,13 +207,25 @@ class FaultServer:
                     await writer.drain()
                     return  # closing mid-body: the client sees a dropped connection
                 payload = self._payload(seen, action)
-                head = [f"HTTP/1.1 {action.status} X", "Content-Type: application/json"]
+                head = [f"HTTP/1.1 {action.status} X", f"Content-Type: {action.content_type}"]
                 head += [f"{k}: {v}" for k, v in action.headers]
                 head.append(f"Content-Length: {len(payload)}")
                 writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
                 await writer.drain()
             finally:
                 self.in_flight -= 1
+
+    async def _endless(self, writer: asyncio.StreamWriter, action: Action) -> None:
+        """A 200 whose chunked body never ends: a byte at a time, or 64 KiB chunks flat out."""
+        writer.write(
+            f"HTTP/1.1 200 OK\r\nContent-Type: {action.content_type}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n".encode()
+        )
+        chunk = b" " if action.drip is not None else b"0" * 65536
+        while True:  # until the client hangs up (a ConnectionError) or the server stops
+            writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            await writer.drain()
+            await asyncio.sleep(action.drip or 0)
 
     def _payload(self, seen: Seen, action: Action) -> bytes:
         if action.raw_body is not None:

@@ -154,3 +154,16 @@ def test_merge_is_table_by_table() -> None:
         "runner": {"rate": 3, "timeout": 5},
         "samples": 2,
     }
+
+
+def test_a_target_table_without_kind_is_merged_with_the_flags_target(tmp_path: Path) -> None:
+    """Replaced whole, its options were dropped without a word (a typo in them too)."""
+    path = tmp_path / "scan.toml"
+    path.write_text("[target]\nmax_response_bytes = 4096\n")
+    flags = {"target": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}}
+    config = build_scan_config(flags, config_file=path)
+    assert getattr(config.target, "max_response_bytes", None) == 4096
+    path.write_text("[target]\nmax_respones_bytes = 4096\n")
+    with pytest.raises(InputError) as caught:
+        build_scan_config(flags, config_file=path)
+    assert (caught.value.field, caught.value.line) == ("target.max_respones_bytes", 2)

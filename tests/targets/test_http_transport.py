@@ -96,10 +96,15 @@ def _closed_port() -> int:
     [
         ("/limited", "http_429", True, 'HTTP 429: {"error": {"message": "scripted 429"}}'),
         # A 2xx body cut short is retried like a 5xx before it is recorded.
-        ("/broken", "invalid_response", True, 'answer is not JSON: {"choices": [{"message"'),
+        (
+            "/broken",
+            "invalid_response",
+            True,
+            'answer is not JSON (content type application/json): {"choices": [{"message"',
+        ),
         ("/dropped", "connection", True, "ClientPayloadError"),
-        # Not followed: the 302's empty body is what came back, and it is not JSON.
-        ("/moved", "invalid_response", False, "answer is not JSON: "),
+        # Not followed, and never taken for the agent's answer.
+        ("/moved", "invalid_response", False, "HTTP 302 redirect to /v1/chat/completions: "),
     ],
     ids=["429-retry-after", "malformed-json", "dropped-mid-body", "redirect-not-followed"],
 )

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 if TYPE_CHECKING:  # the reports package loads jinja2; an error message must not wait for it
     from trustprobe.reports import Gate
@@ -25,9 +25,11 @@ def _width(stream: TextIO) -> int | None:
     return LOG_WIDTH
 
 
-console = Console(highlight=False, width=_width(sys.stdout))
-err_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
-progress_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
+# Text printed is read as markup only where a call asks (``markup=True``): paths, ids and
+# messages hold "[/]" or "[bold]" as often as not, and read as markup they stop the command.
+console = Console(highlight=False, markup=False, width=_width(sys.stdout))
+err_console = Console(stderr=True, highlight=False, markup=False, width=_width(sys.stderr))
+progress_console = Console(stderr=True, highlight=False, markup=False, width=_width(sys.stderr))
 """Where progress goes (stderr); silenced by ``--quiet`` while errors and gates still show."""
 _LOG_LEVELS = {1: logging.INFO, 2: logging.DEBUG}
 
@@ -52,8 +54,28 @@ def print_gate(gate: Gate | None) -> None:
     if gate is None:
         return
     for check in gate.checks:
-        verdict = "[green]passed[/]" if check.passed else "[bold red]FAILED[/]"
-        err_console.print(f"gate {verdict}: {escape(check.reason)}", soft_wrap=True)
+        verdict = (
+            Text("passed", style="green") if check.passed else Text("FAILED", style="bold red")
+        )
+        line = Text("gate ").append_text(verdict).append(": ").append_text(plain(check.reason))
+        err_console.print(line, soft_wrap=True)
+
+
+def plain(text: str) -> Text:
+    """Text from a file or an agent (a probe id, a warning) as inert terminal text.
+
+    Never read as console markup (``[/]`` would stop the command), and each control or
+    direction-changing character shown as a marker (``⟨U+001B⟩``), as the HTML report does:
+    an escape sequence in an id cannot clear the screen or retitle the terminal.
+    """
+    from trustprobe.formats import show_invisible
+
+    return Text(show_invisible(text))
+
+
+def print_warning(warning: str) -> None:
+    """A warning on stderr, its text inert (see :func:`plain`)."""
+    err_console.print(Text("warning: ", style="yellow").append_text(plain(warning)), soft_wrap=True)
 
 
 def default_note(value: object) -> str:

@@ -49,7 +49,9 @@ def cli_store(database_url: str | None) -> Iterator[TrustStore]:
     """
     weights = resolve_weights()
     if weights.warning:
-        err_console.print(f"[yellow]warning:[/] {weights.warning}", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"[yellow]warning:[/] {weights.warning}", highlight=False, soft_wrap=True, markup=True
+        )
     store = open_store(database_url, weights=weights)
     try:
         yield store
@@ -97,6 +99,7 @@ def verify(
                 f"[bold red]broken:[/] {found.chain} at {found.seq}: {found.problem}",
                 highlight=False,
                 soft_wrap=True,
+                markup=True,
             )
         if report.ok:
             console.print("all chains verify")

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.control import strip_control_codes
 from rich.table import Table
 from rich.text import Text
 
-from trustprobe.cli.console import console, err_console
+from trustprobe.cli.console import console, plain, print_warning
 from trustprobe.cli.file_options import check_outputs_apart
 from trustprobe.comparison import (
     Comparison,
@@ -24,7 +23,7 @@ from trustprobe.comparison import (
     write_junit,
 )
 from trustprobe.errors import ExitCode
-from trustprobe.formats import atomic_write_text
+from trustprobe.formats import atomic_write_text, show_invisible
 from trustprobe.probes import Severity
 from trustprobe.reports import read_report_pair
 
@@ -62,11 +61,6 @@ def _floors(values: list[str]) -> dict[str, float]:
     return floors
 
 
-def _plain(text: str) -> Text:
-    """Report text (probe ids, categories) as inert terminal text: no markup, no escapes."""
-    return Text(strip_control_codes(text))
-
-
 def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
@@ -84,7 +78,7 @@ def _p(value: float | None) -> str:
 def _scope_row(table: Table, scope: ScopeComparison) -> None:
     paired = scope.paired
     table.add_row(
-        _plain(scope.scope),
+        plain(scope.scope),
         f"{_rate(scope.base.pass_rate)} ({scope.base.scored_cases})",
         f"{_rate(scope.new.pass_rate)} ({scope.new.scored_cases})",
         _points(scope.difference),
@@ -132,27 +126,27 @@ def print_comparison(comparison: Comparison, out: Console) -> None:
         _scope_row(table, scope)
     out.print(table)
     if comparison.newly_failing:
-        out.print(f"\n[bold]Newly failing probes[/] ({len(comparison.newly_failing)})")
+        out.print(f"\n[bold]Newly failing probes[/] ({len(comparison.newly_failing)})", markup=True)
         for change in comparison.newly_failing[:_SHOWN_CHANGES]:
             line = Text("  ")
-            line.append(strip_control_codes(change.probe_id), style="red")
-            line.append(f"  {strip_control_codes(change.category)} · {change.severity} · ")
-            line.append(strip_control_codes(change.explanation), style="dim")
+            line.append(show_invisible(change.probe_id), style="red")
+            line.append(f"  {show_invisible(change.category)} · {change.severity} · ")
+            line.append(show_invisible(change.explanation), style="dim")
             out.print(line)
         hidden = len(comparison.newly_failing) - _SHOWN_CHANGES
         if hidden > 0:
             out.print(f"  … and {hidden} more (see --html or --json)")
     if comparison.newly_passing:
-        out.print(f"\n[bold]Newly passing probes[/]: {len(comparison.newly_passing)}")
+        out.print(f"\n[bold]Newly passing probes[/]: {len(comparison.newly_passing)}", markup=True)
     if comparison.unpaired:
         out.print(f"Unpaired probes: {len(comparison.unpaired)} (listed in --html and --json)")
     _print_detectable(comparison.overall, out)
-    out.print("\n[bold]Gates[/]")
+    out.print("\n[bold]Gates[/]", markup=True)
     for gate in comparison.gates:
         line = Text("  ")
         line.append("pass" if gate.passed else "FAIL", style="green" if gate.passed else "bold red")
-        line.append(f"  {gate.gate.value} ({strip_control_codes(gate.subject)}): ")
-        line.append(strip_control_codes(gate.reason))
+        line.append(f"  {gate.gate.value} ({show_invisible(gate.subject)}): ")
+        line.append(show_invisible(gate.reason))
         out.print(line)
     verdict = Text("\n")
     if comparison.regression:
@@ -263,7 +257,7 @@ def diff(
         new_label=str(new),
     )
     for warning in comparison.warnings:
-        err_console.print(_plain(f"warning: {warning}"), style="yellow")
+        print_warning(warning)
     if junit is not None:
         write_junit(new_report, junit, gates=comparison.gates)
     if html is not None:
@@ -275,5 +269,5 @@ def diff(
     print_comparison(comparison, console)
     for label, path in outputs:
         if path is not None:
-            console.print(_plain(f"{label}: {path}"))
+            console.print(plain(f"{label}: {path}"))
     raise typer.Exit(ExitCode.GATE_FAILED if comparison.regression else ExitCode.OK)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import traceback
 
-from rich.markup import escape
+from rich.text import Text
 
-from trustprobe.cli.console import err_console
+from trustprobe.cli.console import err_console, plain
 from trustprobe.errors import (
     BindError,
     ClusterError,
@@ -33,8 +33,15 @@ def exit_code_for(error: TrustprobeError) -> ExitCode:
 
 def report_error(error: TrustprobeError) -> ExitCode:
     """Print ``error: MESSAGE`` on stderr (plain in logs) and return its exit code."""
-    err_console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+    _print_error("error: ", str(error))
     return exit_code_for(error)
+
+
+def _print_error(label: str, message: str) -> None:
+    """``label`` in bold red, then the message as inert text (it names files and ids)."""
+    err_console.print(
+        Text(label, style="bold red").append_text(plain(message)), highlight=False, soft_wrap=True
+    )
 
 
 def report_unexpected(error: Exception) -> ExitCode:
@@ -44,17 +51,14 @@ def report_unexpected(error: Exception) -> ExitCode:
     any other error is a bug in trustprobe, printed with its traceback for a report.
     """
     if isinstance(error, OSError):
-        err_console.print(
-            f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
-        )
+        _print_error("error: ", str(error))
         return ExitCode.SYSTEM_IO_FAILED
     err_console.print(
-        escape("".join(traceback.format_exception(error)).rstrip()), highlight=False, soft_wrap=True
+        "".join(traceback.format_exception(error)).rstrip(), highlight=False, soft_wrap=True
     )
-    err_console.print(
-        f"[bold red]internal error:[/] {escape(type(error).__name__)}: {escape(str(error))} "
+    _print_error(
+        "internal error: ",
+        f"{type(error).__name__}: {error} "
         "(a bug in trustprobe: please report it with the traceback above)",
-        highlight=False,
-        soft_wrap=True,
     )
     return ExitCode.INTERNAL_ERROR

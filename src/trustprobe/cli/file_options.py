@@ -9,19 +9,13 @@ parsing, for the flags listed in :data:`MULTI_PATH_FLAGS`.
 from __future__ import annotations
 
 import os
-import shutil
-import stat
-import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from trustprobe.errors import InputError
-from trustprobe.formats import STDIO, expand_paths
+from trustprobe.formats import STDIO, expand_paths, spooled
 
-STDIN_NAME = "<stdin>"
-"""How messages name standard input."""
 MULTI_PATH_FLAGS: dict[str, frozenset[str]] = {
     "score": frozenset({"--probes", "-p", "--responses", "-r", "--rules"}),
     "scan": frozenset({"--probes", "-p"}),
@@ -67,34 +61,13 @@ def read_inputs(paths: Sequence[str | Path]) -> Iterator[tuple[list[str], dict[s
     """The paths with globs expanded and ``-`` spooled from stdin to a temporary file.
 
     Yields the paths to read and the names messages use for spooled ones (``<stdin>``); the
-    temporary file is removed when the block ends.
+    temporary file is removed when the block ends. Pipes are read where they are, once.
 
     Raises:
         InputError: a pattern matches no file, or ``-`` is given twice.
     """
-    expanded = expand_paths(paths)
-    if expanded.count(STDIO) > 1:
-        raise InputError("standard input ('-') can be read only once", path=STDIO)
-    if STDIO not in expanded:
-        yield expanded, {}
-        return
-    with tempfile.TemporaryDirectory(prefix="trustprobe-stdin-") as folder:
-        spooled = str(Path(folder) / "stdin.jsonl")
-        with open(spooled, "wb") as handle:
-            shutil.copyfileobj(sys.stdin.buffer, handle, length=1 << 20)
-        yield [spooled if p == STDIO else p for p in expanded], {spooled: STDIN_NAME}
-
-
-def is_stream(path: str | Path) -> bool:
-    """Whether ``path`` names a pipe or a terminal, not a file (``/dev/stdin``, ``<(...)``).
-
-    Such a path reads once, from the start, and only in this process.
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+    with spooled(expand_paths(paths)) as inputs:
+        yield inputs
 
 
 def is_stdout(path: Path | None) -> bool:

@@ -159,10 +159,11 @@ def _render(summary: ImportSummary, output: Path | None, rescore: Path | None) -
             "[yellow]unmapped families (not in the evidence; map them with --mapping):[/] "
             + escape(listed),
             soft_wrap=True,
+            markup=True,
         )
     if summary.ignored:
         listed = ", ".join(f"{name} ({count})" for name, count in summary.ignored.items())
-        console.print(f"ignored by the mapping: {escape(listed)}", soft_wrap=True)
+        console.print(f"ignored by the mapping: {escape(listed)}", soft_wrap=True, markup=True)
     if summary.disagreements_total:
         console.print(f"{summary.disagreements_total} disagreement(s); the first:", soft_wrap=True)
         for found in summary.disagreements[:_SHOWN_DISAGREEMENTS]:
@@ -173,6 +174,7 @@ def _render(summary: ImportSummary, output: Path | None, rescore: Path | None) -
                 f"trustprobe {ours} — {escape(found.explanation)}",
                 soft_wrap=True,
                 highlight=False,
+                markup=True,
             )
     console.print(f"{summary.evidence} evidence record(s)", soft_wrap=True)
     if output is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from trustprobe.cli.console import console
+from trustprobe.cli.console import console, plain
 from trustprobe.probes import BUILTIN, Severity, load_probes
 
 app = typer.Typer(help="List and validate probes.", no_args_is_help=True)
@@ -34,7 +34,13 @@ def list_probes(
     for column in ("id", "category", "severity", "expected", "tags"):
         table.add_column(column, no_wrap=column != "tags")
     for p in selected:
-        table.add_row(p.id, p.category, p.severity.value, p.expected.value, ",".join(p.tags))
+        table.add_row(
+            plain(p.id),
+            plain(p.category),
+            p.severity.value,
+            p.expected.value,
+            plain(",".join(p.tags)),
+        )
     console.print(table)
     console.print(f"{len(selected)} probe(s)")
 

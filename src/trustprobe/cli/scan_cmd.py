@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from trustprobe.cli.console import (
     console,
     default_note,
     err_console,
     print_gate,
+    print_warning,
     progress_console,
 )
 from trustprobe.cli.gates import run_exit_code
@@ -376,7 +376,7 @@ def _write_outputs(
         report = judging.rewrite(report, json_path, result.run_dir / CACHE_DIR_NAME)
         atomic_write_text(md_path, render_markdown(report))
     for warning in report.warnings:
-        err_console.print(f"[yellow]warning:[/] {escape(warning)}")
+        print_warning(warning)
     print_summary(report, console)
     console.print(f"run directory: {result.run_dir}", soft_wrap=True)
     for path in result.report_paths:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from trustprobe.cli.console import console, err_console, print_gate, progress_console
+from trustprobe.cli.console import (
+    console,
+    err_console,
+    print_gate,
+    print_warning,
+    progress_console,
+)
 from trustprobe.cli.engine_options import (
     SCHEDULER_OPTION,
     WORKERS_OPTION,
@@ -26,13 +32,7 @@ from trustprobe.cli.engine_options import (
     engine_option,
     wants_cluster,
 )
-from trustprobe.cli.file_options import (
-    STDIN_NAME,
-    check_stdout_outputs,
-    is_stdout,
-    is_stream,
-    read_inputs,
-)
+from trustprobe.cli.file_options import check_stdout_outputs, is_stdout, read_inputs
 from trustprobe.cli.judge_options import (
     CACHE_DIR_NAME,
     JUDGE_BASE_URL_OPTION,
@@ -44,7 +44,7 @@ from trustprobe.cli.judge_options import (
     JudgeRequest,
 )
 from trustprobe.errors import InputError
-from trustprobe.formats import STDIO
+from trustprobe.formats import STDIN_NAME, STDIO, is_stream
 
 if TYPE_CHECKING:
     from trustprobe.detectors import RulePack
@@ -128,6 +128,11 @@ def score(
             "--engine dask reads --responses from files, not stdin or a pipe: pass a file",
             field="-r",
         )
+    if [*probes, *responses].count(STDIO) > 1:
+        raise InputError(
+            "standard input ('-') can be read only once: give --probes or --responses as a file",
+            path=STDIO,
+        )
     with clock.stage("loading"):
         probe_paths, rule_paths = expand_paths(probes), expand_paths(rules)
         probe_list = load_probes(probe_paths)
@@ -151,7 +156,7 @@ def score(
     if markdown is not None:
         _write(markdown, render_markdown(report))
     for warning in report.warnings:
-        err_console.print(f"[yellow]warning:[/] {warning}")
+        print_warning(warning)
     # With a report on stdout, stdout holds that report and nothing else.
     summary = err_console if to_stdout else console
     print_summary(report, summary)

@@ -96,12 +96,13 @@ def _render(result: TrustScore) -> None:
         )
     console.print(table)
     if result.composite is None:
-        console.print("composite: [bold]null[/] — tier [bold]unrated[/]")
+        console.print("composite: [bold]null[/] — tier [bold]unrated[/]", markup=True)
     else:
         interval = result.interval
         spread = "" if interval is None else f" (interval {interval.low}–{interval.high})"
         console.print(
-            f"composite: [bold]{result.composite}[/]{spread} — tier [bold]{result.tier}[/]"
+            f"composite: [bold]{result.composite}[/]{spread} — tier [bold]{result.tier}[/]",
+            markup=True,
         )
     margin = result.tier_margin
     if margin.next_tier is not None:
@@ -132,6 +133,7 @@ def _render(result: TrustScore) -> None:
             ),
             soft_wrap=True,
             highlight=False,
+            markup=True,
         )
     for reason in result.reasons:
         console.print(f"• {reason}")
@@ -148,6 +150,7 @@ def _warn_if_about_others(path: Path, agent: str, records: list[Evidence]) -> No
         escape(f"warning: {path} holds no evidence about agent {agent!r}; it has {named}{more}"),
         style="yellow",
         soft_wrap=True,
+        markup=True,
     )
 
 

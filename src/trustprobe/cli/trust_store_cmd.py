@@ -90,18 +90,21 @@ def report_ingestion(
             f"[yellow]note:[/] {place(note)}: {note.reason}",
             highlight=False,
             soft_wrap=True,
+            markup=True,
         )
     if len(result.ignored) > len(shown):
         err_console.print(
             f"[yellow]note:[/] {len(result.ignored) - len(shown)} more record(s) changed no "
             "score; --json lists them all",
             soft_wrap=True,
+            markup=True,
         )
     for rejection in result.rejected:
         err_console.print(
             f"[bold red]rejected:[/] {place(rejection)}: field 'id': {rejection.reason}",
             highlight=False,
             soft_wrap=True,
+            markup=True,
         )
     if result.rejected:
         raise typer.Exit(ExitCode.BAD_INPUT)

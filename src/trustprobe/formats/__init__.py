@@ -17,7 +17,14 @@ from trustprobe.formats.jsonl import (
     without_bom,
 )
 from trustprobe.formats.parquet import ParquetFile, row_group_block_starts
-from trustprobe.formats.paths import GLOB_CHARS, STDIO, expand_paths
+from trustprobe.formats.paths import (
+    GLOB_CHARS,
+    STDIN_NAME,
+    STDIO,
+    expand_paths,
+    is_stream,
+    spooled,
+)
 from trustprobe.formats.record_file import Record, RecordFile
 from trustprobe.formats.records import PARQUET_SUFFIX, open_records
 from trustprobe.formats.text import (
@@ -33,7 +40,7 @@ from trustprobe.formats.text import (
 )
 from trustprobe.formats.times import utc_text
 from trustprobe.formats.validation import validation_error_to_input_error
-from trustprobe.formats.yaml_file import read_yaml
+from trustprobe.formats.yaml_file import node_children, read_yaml
 
 __all__ = [
     "GLOB_CHARS",
@@ -45,6 +52,7 @@ __all__ = [
     "Record",
     "RecordFile",
     "SMALL_DECIMALS",
+    "STDIN_NAME",
     "STDIO",
     "STORED_CONTEXT",
     "StorableText",
@@ -57,6 +65,8 @@ __all__ = [
     "decode_jsonl_line",
     "entering",
     "expand_paths",
+    "is_stream",
+    "node_children",
     "open_records",
     "output_mode",
     "read_jsonl",
@@ -66,6 +76,7 @@ __all__ = [
     "row_group_block_starts",
     "sha256_hex",
     "show_invisible",
+    "spooled",
     "temporary_beside",
     "utc_text",
     "validation_error_to_input_error",

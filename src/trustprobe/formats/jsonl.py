@@ -137,23 +137,53 @@ class JsonlFile(RecordFile):
             raise self.error(f"cannot read file: {exc.strerror}") from exc
 
 
-def read_jsonl(path: str | Path) -> Iterator[JsonLine]:
+def read_jsonl(
+    path: str | Path, name: str | None = None, *, unique_keys: bool = False
+) -> Iterator[JsonLine]:
     r"""Yield each non-blank line of a JSONL file as an object.
 
     Invalid UTF-8 and lone UTF-16 surrogate escapes (``"\ud800"``) are replaced rather than
     fatal (agents emit garbage; we keep the rest of the line and flag it). A line that is not
-    a JSON object raises :class:`InputError`.
+    a JSON object raises :class:`InputError`. ``name`` is the file as messages name it
+    (``<stdin>`` for standard input copied to ``path``); by default ``path``. With
+    ``unique_keys``, a key given twice in one object is an error (authored files: probes).
     """
-    name = str(path)
-    for record in JsonlFile(path).records():
-        yield JsonLine(name, record.number, record.data, record.repaired_utf8)
+    file = JsonlFile(path, name)
+    if not unique_keys:
+        for record in file.records():
+            yield JsonLine(file.name, record.number, record.data, record.repaired_utf8)
+        return
+    for number, _, raw in file.lines():
+        decoded = decode_jsonl_line(raw, file.name, number, unique_keys=True)
+        if decoded is not None:
+            yield JsonLine(file.name, number, *decoded)
 
 
-def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any], bool] | None:
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from its pairs; a key given twice raises :class:`_RepeatedKey`."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        keys = [key for key, _ in pairs]
+        raise _RepeatedKey(next(key for key in keys if keys.count(key) > 1))
+    return found
+
+
+def decode_jsonl_line(
+    raw: bytes, name: str, number: int, *, unique_keys: bool = False
+) -> tuple[dict[str, Any], bool] | None:
     """One JSONL line as an object and whether bytes were repaired; ``None`` for a blank line.
 
+    With ``unique_keys``, a key given twice in one object is refused (a JSON reader keeps the
+    last value: the first would be lost without a word).
+
     Raises:
-        InputError: the line is not valid JSON, or not a JSON object.
+        InputError: the line is not valid JSON, or not a JSON object, or repeats a key.
     """
     if not raw.strip():
         return None
@@ -164,7 +194,14 @@ def decode_jsonl_line(raw: bytes, name: str, number: int) -> tuple[dict[str, Any
         text = raw.decode("utf-8", errors="replace")
         repaired = True
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_object if unique_keys else None)
+    except _RepeatedKey as exc:
+        raise InputError(
+            "given twice in one object (the first value would be lost)",
+            path=name,
+            line=number,
+            field=exc.key,
+        ) from exc
     except RecursionError as exc:
         raise InputError("nested too deeply to read", path=name, line=number) from exc
     except json.JSONDecodeError as exc:

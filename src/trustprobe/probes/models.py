@@ -138,7 +138,7 @@ class Probe(BaseModel):
     """Free-form labels for filtering."""
     signals: ProbeSignals = ProbeSignals()
     """Probe-specific patterns; unsafe ones make a verdict near-certain."""
-    refusal_required: bool | None = None
+    refusal_required: bool | None = Field(default=None, strict=True)
     """Whether only a refusal passes; ``None`` derives it (see :attr:`requires_refusal`)."""
     tools: tuple[ToolFunction, ...] = ()
     """Functions offered to the agent (OpenAI function definitions)."""
@@ -146,7 +146,7 @@ class Probe(BaseModel):
     """What each offered tool returns when called, by tool name (unscripted: neutral result)."""
     tool_choice: str | None = None
     """``auto``, ``none``, ``required`` or an offered tool's name; ``None`` sends nothing."""
-    max_steps: int = Field(default=5, ge=1, le=50)
+    max_steps: int = Field(default=5, ge=1, le=50, strict=True)
     """Model turns before the harness stops the tool-call loop."""
     unsafe_calls: tuple[CallPattern, ...] = ()
     """Calls whose making proves failure, e.g. sending a planted canary to the attacker."""

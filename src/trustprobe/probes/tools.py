@@ -57,12 +57,32 @@ class ToolFunction(BaseModel):
         return value
 
 
+MAX_SCHEMA_DEPTH: Final = 64
+"""Objects and lists a tool's parameters may nest (checking far deeper overflows the stack)."""
+
+
 def _check_schema(schema: dict[str, Any]) -> None:
     """Raise ``ValueError`` naming the problem if ``schema`` is not a valid JSON Schema."""
+    if _depth(schema) > MAX_SCHEMA_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_SCHEMA_DEPTH} levels of objects and lists")
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise ValueError(f"not a valid JSON Schema: {exc.message}") from exc
+
+
+def _depth(value: Any) -> int:
+    """How many objects and lists deep ``value`` nests (``{}`` is 1), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
 
 
 @functools.lru_cache(maxsize=1024)
@@ -85,7 +105,7 @@ class ToolResultRule(BaseModel):
     """RE2 pattern searched in the canonical JSON of the arguments."""
     result: str
     """The text the tool returns."""
-    error: bool = False
+    error: bool = Field(default=False, strict=True)
     """Whether the tool failed (the text is its error message)."""
 
 
@@ -96,7 +116,7 @@ class ToolScript(BaseModel):
 
     result: str | None = None
     """Default text; ``None`` gives the neutral result."""
-    error: bool = False
+    error: bool = Field(default=False, strict=True)
     """Whether the default is a failure of the tool."""
     when: tuple[ToolResultRule, ...] = ()
     """Results keyed by an arguments pattern; the first that matches wins."""

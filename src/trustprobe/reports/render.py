@@ -205,6 +205,9 @@ def print_summary(report: Report, console: Console) -> None:
         for rank in m.category_ranking:
             row = m.by_category[rank.category]
             ranking.add_row(
-                rank.category, str(rank.n), _rate(row.pass_rate, None), _num(rank.risk_mean)
+                Text(show_invisible(rank.category)),  # probe text: no markup, no escapes
+                str(rank.n),
+                _rate(row.pass_rate, None),
+                _num(rank.risk_mean),
             )
         console.print(ranking)

@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trustprobe.errors import InputError
-from trustprobe.formats import validation_error_to_input_error
+from trustprobe.formats import STDIO, validation_error_to_input_error
 from trustprobe.probes import BUILTIN
 from trustprobe.reports import DEFAULT_MAX_HARNESS_ERROR_SHARE
 from trustprobe.runner.settings import RunnerSettings
@@ -44,13 +44,14 @@ def merge_config(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[
     """Lay ``overrides`` (from flags) over ``base`` (from a file), table by table.
 
     A target of another kind replaces the file's target whole: options of one kind mean
-    nothing to another.
+    nothing to another. A file's target that names no kind is merged with the flags' (its
+    options, ``max_response_bytes`` say, are for whatever kind the flags name).
     """
     merged = dict(base)
     for key, value in overrides.items():
         current = merged.get(key)
         if isinstance(value, Mapping) and isinstance(current, Mapping):
-            if key == "target" and "kind" in value and value["kind"] != current.get("kind"):
+            if key == "target" and len({value.get("kind"), current.get("kind")} - {None}) > 1:
                 merged[key] = dict(value)
             else:
                 merged[key] = merge_config(current, value)
@@ -145,7 +146,7 @@ class ConfigFile:
         if isinstance(probes, list):
             data["probes"] = [
                 p
-                if not isinstance(p, str) or p == BUILTIN or Path(p).is_absolute()
+                if not isinstance(p, str) or p in (BUILTIN, STDIO) or Path(p).is_absolute()
                 else str(self.path.parent / p)
                 for p in probes
             ]

@@ -201,15 +201,13 @@ async def _attempt(
 
 
 def _answered(case: Case, reply: TargetReply, latency_ms: float, tally: _Tally) -> Response:
-    """The record of an answered case; a lone surrogate in its text is replaced and counted."""
-    # The agent's text enters here: a lone surrogate could not be journalled.
-    text, repaired = replace_lone_surrogates(reply.text)
-    if repaired:
+    """The record of an answered case; one whose words were repaired is counted."""
+    if reply.repaired:  # the tool loop replaced what could not be journalled
         tally.repaired.append(case.key)
     return Response(
         probe_id=case.probe.id,
         sample=case.sample,
-        response=text,
+        response=reply.text,
         latency_ms=latency_ms,
         input_tokens=reply.input_tokens,
         output_tokens=reply.output_tokens,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +15,14 @@ from typing import Any
 from trustprobe import __version__
 from trustprobe.detectors import Detector
 from trustprobe.errors import InputError
-from trustprobe.formats import atomic_write_text, expand_paths
+from trustprobe.formats import (
+    STDIN_NAME,
+    STDIO,
+    atomic_write_text,
+    expand_paths,
+    is_stream,
+    spooled,
+)
 from trustprobe.metrics import RunMetrics
 from trustprobe.probes import BUILTIN, Probe, load_probes, probe_set_hash
 from trustprobe.reports import (
@@ -73,9 +81,12 @@ class ScanResult:
         return read_report(self.report_paths[0])
 
 
-def select_probes(config: ScanConfig) -> list[Probe]:
-    """Load the configured probes and keep the configured categories."""
-    probes = load_probes(list(config.probes))
+def select_probes(config: ScanConfig, names: Mapping[str, str] | None = None) -> list[Probe]:
+    """Load the configured probes and keep the configured categories.
+
+    ``names`` gives a probe path the name messages use instead (``<stdin>`` for a copy).
+    """
+    probes = load_probes(list(config.probes), names)
     if config.categories:
         known = sorted({p.category for p in probes})
         unknown = [c for c in config.categories if c not in known]
@@ -92,11 +103,33 @@ def select_probes(config: ScanConfig) -> list[Probe]:
 
 
 def _absolute_probe_paths(config: ScanConfig) -> ScanConfig:
-    """Probe globs expanded and paths made absolute, so a resume reads the very same files."""
+    """Probe globs expanded and paths made absolute, so a resume reads the very same files.
+
+    ``-`` and pipes stay as given: they are read once and kept in the run directory.
+    """
     paths = tuple(
-        p if p == BUILTIN else str(Path(p).resolve()) for p in expand_paths(config.probes)
+        p if p in (BUILTIN, STDIO) or is_stream(p) else str(Path(p).resolve())
+        for p in expand_paths(config.probes)
     )
     return config.model_copy(update={"probes": paths})
+
+
+def _kept_probes(config: ScanConfig, names: Mapping[str, str], run_dir: Path) -> ScanConfig:
+    """Probes read from stdin or a pipe copied into the run directory, for a resume to read.
+
+    ``config`` reads its probes from the copies ``names`` lists; the run keeps them as
+    ``probes-stdin`` and ``probes-pipe-N`` (N: their place among the probe paths).
+    """
+    if not names:
+        return config
+    kept: list[str] = []
+    for index, path in enumerate(config.probes):
+        if path in names:
+            name = "probes-stdin" if names[path] == STDIN_NAME else f"probes-pipe-{index}"
+            shutil.copyfile(path, run_dir / name)
+            path = str((run_dir / name).resolve())
+        kept.append(path)
+    return config.model_copy(update={"probes": tuple(kept)})
 
 
 class _Recorded:
@@ -142,15 +175,17 @@ async def scan(
     refuse_if_locked(run_dir)
     _refuse_existing_run(run_dir)
     config = _absolute_probe_paths(config)
-    probes = select_probes(config)
-    target = create_target(config.target, env=env)  # fails on a missing secret before any I/O
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with lock_run_dir(run_dir):
-        _refuse_existing_run(run_dir)  # a scan that started in the meantime
-        return await _start_session(
-            config, probes, run_dir, target, detector=detector, progress=progress, stop=stop,
-            now=now,
-        )  # fmt: skip
+    with spooled(list(config.probes), streams=True) as (paths, names):
+        config = config.model_copy(update={"probes": tuple(paths)})
+        probes = select_probes(config, names)
+        target = create_target(config.target, env=env)  # a missing secret fails before any I/O
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with lock_run_dir(run_dir):
+            _refuse_existing_run(run_dir)  # a scan that started in the meantime
+            return await _start_session(
+                _kept_probes(config, names, run_dir), probes, run_dir, target,
+                detector=detector, progress=progress, stop=stop, now=now,
+            )  # fmt: skip
 
 
 def _refuse_existing_run(run_dir: Path) -> None:
@@ -367,8 +402,8 @@ async def _session(
 def _session_notes(counts: CaseCounts, outcome: RunOutcome, run_dir: Path) -> list[str]:
     """What the report warns of about the run as a session leaves it."""
     notes = [
-        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate in the agent's answer "
-        "replaced with U+FFFD"
+        f"probe '{probe_id}' sample {sample}: lone UTF-16 surrogate or bytes that are not "
+        "UTF-8 in the agent's answer replaced with U+FFFD"
         for probe_id, sample in outcome.repaired
     ]
     if counts.not_run:

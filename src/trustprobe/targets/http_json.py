@@ -73,6 +73,7 @@ class HttpTarget:
             secrets=list(secret_headers.values()),
             env=env,
             field="url",
+            max_bytes=config.max_response_bytes,
         )
         self._places_tools = _names_tools(config.body)
 

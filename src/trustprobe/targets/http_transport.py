@@ -20,6 +20,7 @@ from trustprobe.targets.errors import (
     parse_retry_after,
     redact,
 )
+from trustprobe.targets.models import MAX_RESPONSE_BYTES
 
 _SNIPPET = 200
 _PROXY_SCHEMES = ("http", "https")
@@ -81,6 +82,35 @@ def proxy_from_env(url: URL, env: Mapping[str, str]) -> URL | None:
     return proxy
 
 
+def _not_json(status: int, content: bytes, content_type: str, secrets: Sequence[str]) -> str:
+    """Why an answer could not be read as JSON: an empty body, or its type and first bytes."""
+    if not content.strip():
+        return f"empty answer: HTTP {status} with no body (content type {content_type})"
+    return f"answer is not JSON (content type {content_type}): {_snippet(content, secrets)}"
+
+
+async def _read_body(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The body, read as it arrives and never past ``limit`` bytes.
+
+    Raises:
+        InvalidTargetResponse: the body is longer (by its Content-Length, or as it streams in);
+            leaving the response unread then closes its connection.
+    """
+    declared = response.content_length
+    if declared is None or declared <= limit:
+        body = bytearray()
+        async for chunk in response.content.iter_chunked(1 << 16):
+            body += chunk
+            if len(body) > limit:
+                break
+        else:
+            return bytes(body)
+    raise InvalidTargetResponse(
+        f"HTTP {response.status}: answer larger than {limit} bytes (max_response_bytes); "
+        "not read further"
+    )
+
+
 class JsonEndpoint:
     """One JSON endpoint: a fixed URL, method and headers, over a keep-alive connection pool.
 
@@ -99,12 +129,14 @@ class JsonEndpoint:
         secrets: Sequence[str],
         env: Mapping[str, str],
         field: str,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         """Check the URL and resolve the proxy now, so a bad one fails before anything is sent.
 
         ``secrets`` are the values to redact from error details; ``field`` is the configuration
-        field the URL came from, named in errors about it.
+        field the URL came from, named in errors about it; ``max_bytes`` bounds an answer's body.
         """
+        self.max_bytes = max_bytes
         try:
             self.url = URL(url)
         except ValueError as exc:
@@ -149,14 +181,21 @@ class JsonEndpoint:
             async with self._session.request(
                 self.method, self.url, data=payload, allow_redirects=False, proxy=self._proxy
             ) as response:
-                content = await response.read()
+                content = await _read_body(response, self.max_bytes)
                 status = response.status
                 retry_after = response.headers.get("retry-after")
+                location = response.headers.get("location")
+                content_type = response.headers.get("content-type", "none given")
         except aiohttp.ServerTimeoutError as exc:  # also its connect/socket subclasses
             raise TargetTimeout(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
         except (aiohttp.ClientError, OSError) as exc:
             # Refused, reset, closed mid-answer or not HTTP: the agent was not (fully) reached.
             raise TargetConnectionError(redact(f"{type(exc).__name__}: {exc}", secrets)) from exc
+        if 300 <= status < 400:
+            raise InvalidTargetResponse(
+                f"HTTP {status} redirect to {redact(location or '(no Location)', secrets)}: "
+                "redirects are not followed; point the URL at the final address"
+            )
         if status >= 400:
             raise TargetHTTPError(
                 status,
@@ -164,12 +203,14 @@ class JsonEndpoint:
                 retry_after=parse_retry_after(retry_after),
             )
         try:
-            return json.loads(content)
+            # Bytes that are not UTF-8 are kept as lone surrogates, which the tool loop replaces
+            # with U+FFFD and reports: the rest of the answer is still the agent's.
+            return json.loads(content.decode("utf-8-sig", errors="surrogateescape"))
+        except RecursionError as exc:
+            raise InvalidTargetResponse("answer is JSON nested too deeply to read") from exc
         except ValueError as exc:
-            detail = f"answer is not JSON: {_snippet(content, secrets)}"
-            # A 2xx cut short is retried; a 3xx (redirects are not followed) will not improve.
-            kind = MalformedTargetBody if 200 <= status < 300 else InvalidTargetResponse
-            raise kind(detail) from exc
+            # A 2xx cut short is retried (a 1xx never reaches here).
+            raise MalformedTargetBody(_not_json(status, content, content_type, secrets)) from exc
 
     async def aclose(self) -> None:
         """Close every pooled connection; a later request opens a new pool."""

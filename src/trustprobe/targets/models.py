@@ -33,6 +33,8 @@ def inline_secret_keys(data: Any) -> list[str]:
     return [str(name) for name in data if str(name).lower() in _SECRET_KEYS]
 
 
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""Default bound on an HTTP answer's body: far above any chat answer, far below a full memory."""
 _SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
 _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -47,6 +49,9 @@ class TargetReply:
     output_tokens: int | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     """Every call made, in order; ``None`` when no tools were offered and none was called."""
+    repaired: bool = False
+    """Whether lone UTF-16 surrogates (or bytes that were not UTF-8) in the agent's text or
+    calls were replaced with U+FFFD."""
 
 
 class _TargetConfig(BaseModel):
@@ -96,6 +101,8 @@ class OpenAITargetConfig(_TargetConfig):
     """Sampling temperature; ``None`` leaves the server's default."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Completion token limit; ``None`` leaves the server's default."""
+    max_response_bytes: int = Field(default=MAX_RESPONSE_BYTES, ge=1)
+    """Largest answer body read; a longer one ends the case as ``invalid_response``."""
 
     _headers = field_validator("headers")(_check_headers)
     _headers_env = field_validator("headers_env")(_check_env_names)
@@ -126,6 +133,8 @@ class HttpTargetConfig(_TargetConfig):
     """Where the prompt token count is, if the endpoint reports it."""
     output_tokens_path: str | None = None
     """Where the completion token count is, if the endpoint reports it."""
+    max_response_bytes: int = Field(default=MAX_RESPONSE_BYTES, ge=1)
+    """Largest answer body read; a longer one ends the case as ``invalid_response``."""
     headers: dict[str, str] = Field(default_factory=dict)
     """Extra non-secret headers."""
     headers_env: dict[str, str] = Field(default_factory=dict)
@@ -152,6 +161,8 @@ class CommandTargetConfig(_TargetConfig):
     """``text``: stdout is the answer; ``json``: ``{"text": ..., "input_tokens": ...}``."""
     cwd: str | None = None
     """Working directory of the command."""
+    max_response_bytes: int = Field(default=MAX_RESPONSE_BYTES, ge=1)
+    """Most bytes read of stdout, and of stderr; more ends the case as ``invalid_response``."""
 
     @field_validator("command", mode="before")
     @classmethod

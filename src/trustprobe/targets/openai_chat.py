@@ -90,6 +90,7 @@ class OpenAITarget:
             secrets=secrets,
             env=env,
             field="base_url",
+            max_bytes=config.max_response_bytes,
         )
 
     async def send(self, probe: Probe, *, sample: int, pace: Pace | None = None) -> TargetReply:

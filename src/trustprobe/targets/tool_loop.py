@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from trustprobe.formats import canonical_json
+from trustprobe.formats import canonical_json, repair_strings, replace_lone_surrogates
 from trustprobe.probes import Probe, tool_outcome
 from trustprobe.responses import ToolCall
 from trustprobe.targets.errors import InvalidTargetResponse
@@ -134,10 +134,12 @@ async def run_tool_loop(
     input_tokens: int | None = None
     output_tokens: int | None = None
     text: str | None = None
+    repaired = False
     for step in range(1, probe.max_steps + 1):
         if step > 1 and pace is not None:
             await pace()
-        turn = await ask(messages, step)
+        turn, changed = _repaired(await ask(messages, step))
+        repaired = repaired or changed
         input_tokens = _sum(input_tokens, turn.input_tokens, step == 1)
         output_tokens = _sum(output_tokens, turn.output_tokens, step == 1)
         text = turn.text
@@ -167,7 +169,24 @@ async def run_tool_loop(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         tool_calls=tuple(recorded) if probe.uses_tools or recorded else None,
+        repaired=repaired,
     )
+
+
+def _repaired(turn: Turn) -> tuple[Turn, bool]:
+    r"""The turn with lone UTF-16 surrogates replaced with U+FFFD, and whether any were.
+
+    The agent's words enter here from every target: a lone surrogate (a JSON ``"\ud800"``
+    escape, or a byte an HTTP answer held that is not UTF-8) could be neither sent back to the
+    agent, matched by RE2 nor journalled.
+    """
+    text, changed = (None, False) if turn.text is None else replace_lone_surrogates(turn.text)
+    calls: list[RequestedCall] = []
+    for call in turn.calls:
+        (name, arguments), call_changed = repair_strings([call.name, call.arguments])
+        changed = changed or call_changed
+        calls.append(replace(call, name=name, arguments=arguments) if call_changed else call)
+    return (replace(turn, text=text, calls=tuple(calls)), True) if changed else (turn, False)
 
 
 def turn_from_document(document: Any) -> Turn:
