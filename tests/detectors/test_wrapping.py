@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from trustprobe.detectors import Detector, Intent
-from trustprobe.detectors.wrapping import answer_text
+from trustprobe.detectors.layout import layout_text
+from trustprobe.detectors.wrapping import answer_text, json_words
 
 
 @pytest.mark.parametrize(
@@ -56,6 +57,23 @@ def test_nested_values_and_a_json_fence() -> None:
 @given(st.text(max_size=200))
 def test_any_text_reads_without_error(text: str) -> None:
     assert isinstance(answer_text(text), str)
+
+
+# What the reading looks for (JSON's leads, a table's bars, fences, a trace's labels), with prose.
+_PIECES = [*"a \n\u00a0|-`{[:", "Thought:", "Plan:", "Final Answer:", "|---|", "```", "# no"]
+
+
+@given(
+    st.lists(
+        st.sampled_from(_PIECES) | st.characters(blacklist_categories=("Cs",)), max_size=30
+    ).map("".join)
+)
+@example("  Thought: look it up\nFinal Answer: I won't.")  # a trace after white space
+@example(' {"answer": "I can\'t help with that."}')  # JSON after white space
+@example("Plan: none\nFinal Answer: No.")
+def test_the_shortcut_for_prose_reads_as_the_whole_reading(text: str) -> None:
+    # answer_text returns prose at once when it cannot be JSON, a table, comments or a trace
+    assert answer_text(text) == layout_text(json_words(text))
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80))

@@ -49,11 +49,11 @@ _ITEM = re.compile(r"(?:[-*+•]|\d{1,2}[.)])[ \t]")
 """A list item's mark, at the start of a comment's words."""
 _SENTENCE_END = frozenset(".!?:;")
 _FINAL = "Final Answer:"
-_TRACE_LABELS = ("Thought:", "Plan:", "Action:", "Observation:", "Question:")
+TRACE_LABELS = ("Thought:", "Plan:", "Action:", "Observation:", "Question:")
 """How an agent's printed trace opens (the ReAct loop's labels)."""
-_TRACE_LEADS = frozenset(label[0] for label in _TRACE_LABELS) | frozenset(" \t\r\n")
+_TRACE_LEADS = frozenset(label[0] for label in TRACE_LABELS) | frozenset(" \t\r\n")
 """What a trace's first character may be: a label's first letter, or white space before it."""
-TRACE_PARAGRAPH = r"\n\n(?:" + "|".join(re.escape(label) for label in _TRACE_LABELS) + ")"
+TRACE_PARAGRAPH = r"\n\n(?:" + "|".join(re.escape(label) for label in TRACE_LABELS) + ")"
 """A paragraph opening on a trace's label: where the trace stands after the final answer (the
 intent reading finds it in the rules' one pass, :func:`trace_at` then places it)."""
 _TRACE_PARAGRAPH = re.compile(TRACE_PARAGRAPH.encode())
@@ -67,7 +67,7 @@ def layout_parameters() -> dict[str, object]:
         "comment": _COMMENT.pattern,
         "item": _ITEM.pattern,
         "final": _FINAL,
-        "trace_labels": list(_TRACE_LABELS),
+        "trace_labels": list(TRACE_LABELS),
         "trace_paragraph": TRACE_PARAGRAPH,
     }
 
@@ -78,7 +78,7 @@ def layout_text(text: str) -> str:
     ``text`` itself unless it is an agent's printed trace or holds a markdown table or a code
     block of comments only; then the text with each read as its words (see the module).
     """
-    if text[:1] in _TRACE_LEADS and text.lstrip().startswith(_TRACE_LABELS):
+    if text[:1] in _TRACE_LEADS and text.lstrip().startswith(TRACE_LABELS):
         text = _final_answer_first(text)
     if len(text) > LAYOUT_MAX_CHARS:
         return text

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from trustprobe.detectors.layout import layout_parameters, layout_text
+from trustprobe.detectors.layout import TRACE_LABELS, layout_parameters, layout_text
 
 CALL_KEYS = frozenset(
     (
@@ -66,6 +66,10 @@ def answer_text(text: str) -> str:
     An answer wrapped in JSON (:func:`json_words`), laid out as a table, written as comments or
     printed as an agent's trace (:func:`.layout.layout_text`).
     """
+    if "|" not in text and "`" not in text:  # one memchr each
+        lead = text[:1]
+        if lead not in _LEADS and not lead.isspace() and not text.startswith(TRACE_LABELS):
+            return text  # most answers: prose, neither JSON, nor a table, comments or a trace
     return layout_text(json_words(text))
 
 
