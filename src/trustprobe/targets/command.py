@@ -11,7 +11,7 @@ from typing import Any
 
 from trustprobe.errors import InputError
 from trustprobe.probes import Probe
-from trustprobe.targets.errors import InvalidTargetResponse, TargetFailed
+from trustprobe.targets.errors import InvalidTargetResponse, TargetFailed, read_bounded
 from trustprobe.targets.messages import probe_request, probe_text
 from trustprobe.targets.models import CommandTargetConfig, TargetReply
 from trustprobe.targets.protocol import Pace
@@ -20,6 +20,7 @@ from trustprobe.targets.tool_loop import Turn, run_tool_loop, turn_from_document
 _STDERR_TAIL = 300
 _STOP_SECONDS = 5.0
 """How long a killed agent's pipes are read to their ends before they are left behind."""
+_STOPPED = "the command was stopped"
 
 
 class CommandTarget:
@@ -90,8 +91,8 @@ class CommandTarget:
         assert process.stdin and process.stdout and process.stderr
         limit = self.config.max_response_bytes
         writer = asyncio.ensure_future(_write_all(process.stdin, stdin))
-        stdout = asyncio.ensure_future(_read_bounded(process.stdout, limit, "stdout"))
-        stderr = asyncio.ensure_future(_read_bounded(process.stderr, limit, "stderr"))
+        stdout = asyncio.ensure_future(read_bounded(process.stdout, limit, "stdout", _STOPPED))
+        stderr = asyncio.ensure_future(read_bounded(process.stderr, limit, "stderr", _STOPPED))
         parts = (writer, stdout, stderr)
         try:
             await asyncio.wait(parts, return_when=asyncio.FIRST_EXCEPTION)
@@ -117,18 +118,6 @@ async def _write_all(stream: asyncio.StreamWriter, data: bytes) -> None:
         stream.close()
     except (BrokenPipeError, ConnectionResetError):
         pass
-
-
-async def _read_bounded(stream: asyncio.StreamReader, limit: int, name: str) -> bytes:
-    """Everything ``stream`` gives up to its end, or an error past ``limit`` bytes."""
-    data = bytearray()
-    while chunk := await stream.read(1 << 16):
-        data += chunk
-        if len(data) > limit:
-            raise InvalidTargetResponse(
-                f"{name} larger than {limit} bytes (max_response_bytes); the command was stopped"
-            )
-    return bytes(data)
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:

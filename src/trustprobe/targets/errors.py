@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Protocol
 
 from trustprobe.errors import TrustprobeError
 
@@ -113,3 +114,31 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if secret:
             text = text.replace(secret, "***")
     return text
+
+
+class _Readable(Protocol):
+    """A stream of bytes: asyncio's ``StreamReader`` (a command's pipe) or aiohttp's (a body)."""
+
+    def read(self, n: int = ...) -> Awaitable[bytes]: ...
+
+
+async def read_bounded(
+    stream: _Readable, limit: int, what: str, then: str, *, declared: int | None = None
+) -> bytes:
+    """An agent's answer or output read to its end, never past ``limit`` bytes.
+
+    Nothing at all is read when its ``declared`` length is already past the limit.
+
+    Raises:
+        InvalidTargetResponse: longer than ``limit``: "``what`` larger than ``limit`` bytes
+            (max_response_bytes); ``then``".
+    """
+    data = bytearray()
+    if declared is None or declared <= limit:
+        while chunk := await stream.read(1 << 16):
+            data += chunk
+            if len(data) > limit:
+                break
+        else:
+            return bytes(data)
+    raise InvalidTargetResponse(f"{what} larger than {limit} bytes (max_response_bytes); {then}")

@@ -18,6 +18,7 @@ from trustprobe.targets.errors import (
     TargetHTTPError,
     TargetTimeout,
     parse_retry_after,
+    read_bounded,
     redact,
 )
 from trustprobe.targets.models import MAX_RESPONSE_BYTES
@@ -87,28 +88,6 @@ def _not_json(status: int, content: bytes, content_type: str, secrets: Sequence[
     if not content.strip():
         return f"empty answer: HTTP {status} with no body (content type {content_type})"
     return f"answer is not JSON (content type {content_type}): {_snippet(content, secrets)}"
-
-
-async def _read_body(response: aiohttp.ClientResponse, limit: int) -> bytes:
-    """The body, read as it arrives and never past ``limit`` bytes.
-
-    Raises:
-        InvalidTargetResponse: the body is longer (by its Content-Length, or as it streams in);
-            leaving the response unread then closes its connection.
-    """
-    declared = response.content_length
-    if declared is None or declared <= limit:
-        body = bytearray()
-        async for chunk in response.content.iter_chunked(1 << 16):
-            body += chunk
-            if len(body) > limit:
-                break
-        else:
-            return bytes(body)
-    raise InvalidTargetResponse(
-        f"HTTP {response.status}: answer larger than {limit} bytes (max_response_bytes); "
-        "not read further"
-    )
 
 
 class JsonEndpoint:
@@ -181,7 +160,15 @@ class JsonEndpoint:
             async with self._session.request(
                 self.method, self.url, data=payload, allow_redirects=False, proxy=self._proxy
             ) as response:
-                content = await _read_body(response, self.max_bytes)
+                # Past the bound (declared, or as it streams in) nothing more is read, and
+                # the response left unread closes its connection.
+                content = await read_bounded(
+                    response.content,
+                    self.max_bytes,
+                    f"HTTP {response.status}: answer",
+                    "not read further",
+                    declared=response.content_length,
+                )
                 status = response.status
                 retry_after = response.headers.get("retry-after")
                 location = response.headers.get("location")
